@@ -1,0 +1,68 @@
+/* Helpers shared by the verbs: engine selection, error rendering. */
+#include "cmd/cmd.h"
+#include "engine/engine.h"
+#include "common/mem.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+bool cmd_engine_explicit(const struct te_ctx *ctx)
+{
+	const char *d = getenv("DOCKER_HOST"), *c = getenv("CONTAINER_HOST");
+
+	return ctx->host || (d && *d) || (c && *c);
+}
+
+struct engine *cmd_engine(struct te_ctx *ctx, const char *recorded, struct te_err *err)
+{
+	te_autofree char *path = NULL;
+
+	if (ctx->engine)
+		return ctx->engine;
+	/* An explicit choice wins; else the engine the task lives on, so
+	 * `down` finds its objects even when run from another shell. */
+	if (!cmd_engine_explicit(ctx) && recorded && *recorded)
+		path = xstrdup(recorded);
+	else if (engine_resolve_socket(ctx->host, &path, err) < 0)
+		return NULL;
+	ctx->engine = engine_open(path, err);
+	if (!ctx->engine)
+		return NULL;
+	engine_set_verbose(ctx->engine, ctx->verbose);
+	ctx->engine_socket = TE_STEAL(path);
+	return ctx->engine;
+}
+
+int cmd_fail(const char *verb, const struct te_err *err)
+{
+	fprintf(stderr, "taskenv%s%s: %s\n", *verb ? " " : "", verb, err->msg);
+	switch (err->code) {
+	case TE_E_USAGE:
+	case TE_E_TASKNAME:
+	case TE_E_COMPOSE:
+		return EXIT_USAGE;
+	case TE_E_UNREACHABLE:
+		return EXIT_UNREACHABLE;
+	default:
+		return EXIT_FAIL;
+	}
+}
+
+int cmd_usage(const char *verb, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "taskenv%s%s: ", *verb ? " " : "", verb);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "\ntry 'taskenv %s%s--help'\n", verb, *verb ? " " : "");
+	return EXIT_USAGE;
+}
+
+void cmd_progress(void *ctx, const char *kind, const char *name, const char *what)
+{
+	fprintf(stderr, " %-9s %-32s %s\n", kind, name, what);
+}

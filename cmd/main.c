@@ -1,0 +1,119 @@
+/* taskenv: global options, the command table, and what each verb needs
+ * set up before it runs (git.c + builtin/, crun.c). */
+#include "cmd/cmd.h"
+#include "engine/engine.h"
+#include "state/ledger.h"
+#include "common/mem.h"
+
+#include <getopt.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { NEED_LEDGER = 1 << 0 };
+
+struct command {
+	const char *name;
+	int (*fn)(struct te_ctx *, int, char **);
+	int flags;
+	const char *summary;
+};
+
+static const struct command commands[] = {
+	{ "up", cmd_up, NEED_LEDGER, "create and start the task's containers, networks and volumes" },
+	{ "ps", cmd_ps, NEED_LEDGER, "list tasks, or one task's resources with their live state" },
+	{ "down", cmd_down, NEED_LEDGER, "stop and remove exactly what the ledger says the task owns" },
+	{ "env", cmd_env, NEED_LEDGER, "print the task's variables (ports) as shell assignments" },
+};
+
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: taskenv [--host unix://PATH] [--state FILE] [-v] <verb> [<args>]\n\n"
+		   "Each task gets its own room: containers, networks, volumes and host ports\n"
+		   "scoped to the task, recorded in a ledger before they are created.\n\nverbs:\n");
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		fprintf(f, "  %-6s %s\n", commands[i].name, commands[i].summary);
+	fprintf(f, "\nglobal options:\n"
+		   "  -H, --host unix://PATH  engine socket (else DOCKER_HOST, CONTAINER_HOST,\n"
+		   "                          the task's recorded engine, then the default sockets)\n"
+		   "  --state FILE            ledger (else TASKENV_STATE, $XDG_STATE_HOME/taskenv/state.db)\n"
+		   "  -v, --verbose           show each Engine API call with status and time\n"
+		   "  --version               print the version\n\n"
+		   "exit codes: 0 ok, 1 failure (or owned resources remain after down),\n"
+		   "            2 usage (bad flags, task name or Compose file), 3 engine unreachable\n\n"
+		   "'taskenv <verb> --help' describes a verb.\n");
+}
+
+static const struct command *find_command(const char *name)
+{
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		if (strcmp(commands[i].name, name) == 0)
+			return &commands[i];
+	return NULL;
+}
+
+/* Returns the index of the verb in argv, or -1 after printing. */
+static int parse_global(struct te_ctx *ctx, int argc, char **argv, int *code)
+{
+	static const struct option opts[] = {
+		{ "host", required_argument, NULL, 'H' }, { "state", required_argument, NULL, 's' },
+		{ "verbose", no_argument, NULL, 'v' },    { "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },    { NULL, 0, NULL, 0 },
+	};
+	int c;
+
+	while ((c = getopt_long(argc, argv, "+H:vh", opts, NULL)) != -1) {
+		switch (c) {
+		case 'H': ctx->host = optarg; break;
+		case 's': ctx->state_path = optarg; break;
+		case 'v': ctx->verbose = true; break;
+		case 'h': usage(stdout); *code = EXIT_OK; return -1;
+		case 'V': printf("taskenv %s\n", TASKENV_VERSION); *code = EXIT_OK; return -1;
+		default: usage(stderr); *code = EXIT_USAGE; return -1;
+		}
+	}
+	if (optind >= argc) {
+		usage(stderr);
+		*code = EXIT_USAGE;
+		return -1;
+	}
+	return optind;
+}
+
+static void ctx_release(struct te_ctx *ctx)
+{
+	for (size_t i = 0; ctx->others && ctx->others[i]; i++)
+		engine_free(ctx->others[i]);
+	free(ctx->others);
+	te_strv_free(ctx->other_sockets);
+	engine_free(ctx->engine);
+	free(ctx->engine_socket);
+	state_close(ctx->ledger);
+}
+
+int main(int argc, char **argv)
+{
+	struct te_ctx ctx = { 0 };
+	struct te_err err = { 0 };
+	const struct command *cmd;
+	int code = EXIT_OK, verb;
+
+	verb = parse_global(&ctx, argc, argv, &code);
+	if (verb < 0)
+		return code;
+	cmd = find_command(argv[verb]);
+	if (!cmd)
+		return cmd_usage("", "unknown verb '%s'", argv[verb]);
+	if (!ctx.state_path)
+		ctx.state_path = getenv("TASKENV_STATE");
+	if (cmd->flags & NEED_LEDGER) {
+		ctx.ledger = state_open(ctx.state_path, &err);
+		if (!ctx.ledger)
+			return cmd_fail(cmd->name, &err);
+	}
+	optind = 0;
+	code = cmd->fn(&ctx, argc - verb, argv + verb);
+	ctx_release(&ctx);
+	return code;
+}

@@ -1,0 +1,142 @@
+/* taskenv ps: tasks at a glance, or one task's resources in detail. */
+#include "cmd/cmd.h"
+#include "engine/engine.h"
+#include "services/status.h"
+#include "state/ledger.h"
+#include "common/mem.h"
+
+#define TE_WITH_CJSON
+#include "common/cleanup.h"
+
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+
+static void ps_help(void)
+{
+	printf("usage: taskenv ps [-t TASK] [--json]\n\n"
+	       "Without -t: one line per task in the ledger (name, status, containers\n"
+	       "running/total, ports, project directory). With -t: each resource the task\n"
+	       "owns, its ledger state, its live engine state and published ports.\n\n"
+	       "  -t, --task TASK  show one task\n"
+	       "      --json       print JSON (the shape is documented in the README)\n");
+}
+
+static const char *str(const cJSON *o, const char *k)
+{
+	return cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(o, k)) ?: "";
+}
+
+static char *joined(const cJSON *arr)
+{
+	const cJSON *it;
+	char *s = xstrdup("");
+
+	cJSON_ArrayForEach(it, arr) {
+		char *n = xasprintf("%s%s%s", s, *s ? "," : "", it->valuestring);
+
+		free(s);
+		s = n;
+	}
+	return s;
+}
+
+/* ps without -t may see tasks on several engines: open each once. */
+static struct engine *engine_for(void *vctx, const char *socket, struct te_err *err)
+{
+	struct te_ctx *ctx = vctx;
+	struct engine *e;
+	size_t n = te_strv_len(ctx->other_sockets);
+
+	if (cmd_engine_explicit(ctx) || !ctx->engine)
+		return cmd_engine(ctx, socket, err);
+	if (strcmp(ctx->engine_socket, socket) == 0)
+		return ctx->engine;
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(ctx->other_sockets[i], socket) == 0)
+			return ctx->others[i];
+	e = engine_open(socket, err);
+	if (!e)
+		return NULL;
+	ctx->other_sockets = te_strv_push(ctx->other_sockets, xstrdup(socket));
+	ctx->others = xrealloc(ctx->others, (n + 2) * sizeof(*ctx->others));
+	ctx->others[n] = e;
+	ctx->others[n + 1] = NULL;
+	return e;
+}
+
+static void print_tasks(const cJSON *arr)
+{
+	const cJSON *t;
+
+	printf("%-24s %-8s %-9s %-40s %s\n", "TASK", "STATUS", "RUNNING", "PORTS", "DIR");
+	cJSON_ArrayForEach(t, arr) {
+		const cJSON *c = cJSON_GetObjectItem(t, "containers");
+		te_autofree char *ports = joined(cJSON_GetObjectItem(t, "ports"));
+		char running[32];
+
+		snprintf(running, sizeof(running), "%d/%d", cJSON_GetObjectItem(c, "running")->valueint,
+			 cJSON_GetObjectItem(c, "total")->valueint);
+		printf("%-24s %-8s %-9s %-40s %s\n", str(t, "task"), str(t, "status"),
+		       cJSON_GetObjectItem(t, "engine_error") ? "?" : running, ports, str(t, "project_dir"));
+	}
+}
+
+static void print_task(const cJSON *t)
+{
+	const cJSON *r;
+
+	printf("task %s (%s) on %s, project %s\n", str(t, "task"), str(t, "status"), str(t, "engine"),
+	       str(t, "project_dir"));
+	printf("%-10s %-36s %-12s %-9s %-10s %s\n", "KIND", "NAME", "SERVICE", "LEDGER", "LIVE", "PORTS");
+	cJSON_ArrayForEach(r, cJSON_GetObjectItem(t, "resources")) {
+		te_autofree char *ports = joined(cJSON_GetObjectItem(r, "ports"));
+
+		printf("%-10s %-36s %-12s %-9s %-10s %s\n", str(r, "kind"), str(r, "name"), str(r, "service"),
+		       str(r, "ledger_state"), str(r, "live"), ports);
+	}
+}
+
+int cmd_ps(struct te_ctx *ctx, int argc, char **argv)
+{
+	static const struct option opts[] = { { "task", required_argument, NULL, 't' },
+					      { "json", no_argument, NULL, 'j' },
+					      { "help", no_argument, NULL, 'h' }, { NULL, 0, NULL, 0 } };
+	struct te_err err = { 0 };
+	const char *task = NULL;
+	bool json = false;
+	te_autojson cJSON *out = NULL;
+	struct state_task t;
+	int c, rc;
+
+	while ((c = getopt_long(argc, argv, "t:h", opts, NULL)) != -1) {
+		if (c == 't')
+			task = optarg;
+		else if (c == 'j')
+			json = true;
+		else if (c == 'h')
+			return ps_help(), EXIT_OK;
+		else
+			return cmd_usage("ps", "bad arguments");
+	}
+	if (!task) {
+		rc = svc_status_tasks(ctx->ledger, engine_for, ctx, &out, &err);
+	} else if (state_task_get(ctx->ledger, task, &t, &err) == 0) {
+		rc = cmd_engine(ctx, t.engine, &err) ? svc_status_task(ctx->ledger, ctx->engine, task, &out, &err) : -1;
+		state_task_release(&t);
+	} else {
+		rc = -1;
+	}
+	if (rc < 0)
+		return cmd_fail("ps", &err);
+	if (json) {
+		te_autofree char *s = cJSON_Print(out);
+
+		printf("%s\n", s);
+	} else if (task) {
+		print_task(out);
+	} else {
+		print_tasks(out);
+	}
+	return EXIT_OK;
+}

@@ -1,0 +1,23 @@
+#include "common/fault.h"
+
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+void te_fault_point(const char *when, const char *kind, const char *name)
+{
+	const char *want = getenv("TASKENV_FAULT");
+	char step[512];
+	size_t n;
+
+	if (!want || !*want)
+		return;
+	snprintf(step, sizeof(step), "%s:%s:%s", when, kind, name);
+	n = strlen(want);
+	if (want[n - 1] == '*' ? strncmp(step, want, n - 1) == 0 : strcmp(step, want) == 0) {
+		fprintf(stderr, "taskenv: fault injection: killed at %s\n", step);
+		kill(getpid(), SIGKILL);
+	}
+}

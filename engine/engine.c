@@ -1,0 +1,821 @@
+#define TE_WITH_CJSON
+#define TE_WITH_CURL
+#include "engine/engine.h"
+
+#include "common/buf.h"
+#include "common/cleanup.h"
+#include "common/err.h"
+#include "common/mem.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define CONNECT_TIMEOUT_S 5L
+/* Whole-call limit for ordinary calls; generous because removing a big
+ * container or a busy volume can take a while on a loaded host. */
+#define CALL_TIMEOUT_S 600L
+/* A pull has no overall limit (big images on slow links) but streams
+ * progress, so one that receives nothing for this long is given up on. */
+#define STALL_TIME_S 600L
+/* Pull progress arrives one JSON object per line; a line this long is not
+ * progress and is refused rather than buffered. */
+#define PULL_LINE_MAX (1024u * 1024u)
+
+struct engine {
+	CURL *curl; /* one handle for the engine's life: curl keeps the connection */
+	char *socket;
+	char *api_version;
+	char *flavor;
+	char *version;
+	size_t response_max;
+	bool verbose;
+	char curl_err[CURL_ERROR_SIZE];
+};
+
+/* One request's response. Error bodies (HTTP >= 400) always land in BODY so
+ * the engine's message can be reported; other bodies go to STREAM when set. */
+struct xfer {
+	CURL *curl;
+	struct te_buf *body;
+	size_t overflow;				   /* the cap that was exceeded, 0 if none */
+	int (*stream)(void *ctx, const char *p, size_t n); /* -1: over STREAM_MAX */
+	void *stream_ctx;
+	size_t stream_max;
+};
+
+struct request {
+	const char *method;
+	const char *path; /* as sent, including any /vX prefix and the query */
+	const char *body; /* JSON text or NULL */
+	long timeout_s;	  /* whole-call limit; 0 means none */
+};
+
+static size_t on_write(char *p, size_t size, size_t nmemb, void *ud)
+{
+	struct xfer *x = ud;
+	size_t n = size * nmemb;
+	long status = 0;
+
+	if (x->stream) {
+		curl_easy_getinfo(x->curl, CURLINFO_RESPONSE_CODE, &status);
+		if (status < 400) {
+			if (x->stream(x->stream_ctx, p, n) == 0)
+				return n;
+			x->overflow = x->stream_max;
+			return 0;
+		}
+	}
+	if (te_buf_add(x->body, p, n) == 0)
+		return n;
+	x->overflow = x->body->max;
+	return 0; /* makes curl stop with CURLE_WRITE_ERROR */
+}
+
+static long elapsed_ms(const struct timespec *t0)
+{
+	struct timespec t1;
+
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	return (long)(t1.tv_sec - t0->tv_sec) * 1000L + (t1.tv_nsec - t0->tv_nsec) / 1000000L;
+}
+
+static void set_method(CURL *c, const struct request *rq)
+{
+	if (strcmp(rq->method, "GET") == 0 && !rq->body) {
+		curl_easy_setopt(c, CURLOPT_HTTPGET, 1L);
+		return;
+	}
+	if (strcmp(rq->method, "HEAD") == 0) {
+		curl_easy_setopt(c, CURLOPT_NOBODY, 1L);
+		return;
+	}
+	/* POSTFIELDS gives a Content-Length even for an empty body, which
+	 * POST needs; CUSTOMREQUEST then renames the method when it is not POST. */
+	curl_easy_setopt(c, CURLOPT_POSTFIELDS, rq->body ? rq->body : "");
+	curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE, (long)(rq->body ? strlen(rq->body) : 0));
+	if (strcmp(rq->method, "POST") != 0)
+		curl_easy_setopt(c, CURLOPT_CUSTOMREQUEST, rq->method);
+}
+
+static void setup_handle(struct engine *e, const struct request *rq, struct xfer *x, const char *url,
+			 struct curl_slist *headers)
+{
+	CURL *c = e->curl;
+
+	curl_easy_reset(c); /* keeps the connection cache */
+	curl_easy_setopt(c, CURLOPT_UNIX_SOCKET_PATH, e->socket);
+	curl_easy_setopt(c, CURLOPT_URL, url);
+	curl_easy_setopt(c, CURLOPT_ERRORBUFFER, e->curl_err);
+	curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
+	curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT, CONNECT_TIMEOUT_S);
+	curl_easy_setopt(c, CURLOPT_TIMEOUT, rq->timeout_s);
+	if (!rq->timeout_s) {
+		curl_easy_setopt(c, CURLOPT_LOW_SPEED_LIMIT, 1L);
+		curl_easy_setopt(c, CURLOPT_LOW_SPEED_TIME, STALL_TIME_S);
+	}
+	curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_write);
+	curl_easy_setopt(c, CURLOPT_WRITEDATA, x);
+	curl_easy_setopt(c, CURLOPT_HTTPHEADER, headers);
+	set_method(c, rq);
+	e->curl_err[0] = '\0';
+}
+
+static int transport_error(struct engine *e, const struct request *rq, const struct xfer *x, CURLcode rc,
+			   struct te_err *err)
+{
+	long os_errno = 0;
+
+	if (x->overflow)
+		return te_err_set(err, TE_E_FAIL, "response from engine exceeds %zu bytes ('%s %s')",
+				  x->overflow, rq->method, rq->path);
+	if (rc == CURLE_COULDNT_CONNECT) {
+		curl_easy_getinfo(e->curl, CURLINFO_OS_ERRNO, &os_errno);
+		return te_err_set(err, TE_E_UNREACHABLE,
+				  "cannot reach an engine at '%s': %s; start one (e.g. `dockerd --host "
+				  "unix://%s` or `podman system service --time=0 unix://%s`) or point "
+				  "--host/DOCKER_HOST at a running engine's unix:// socket",
+				  e->socket, os_errno ? strerror((int)os_errno) : curl_easy_strerror(rc),
+				  e->socket, e->socket);
+	}
+	return te_err_set(err, TE_E_FAIL, "engine at '%s': '%s %s': %s", e->socket, rq->method, rq->path,
+			  e->curl_err[0] ? e->curl_err : curl_easy_strerror(rc));
+}
+
+/* Send RQ and collect the response into X. Returns 0 with *STATUS set for
+ * any HTTP answer, -1 for transport failures and an over-cap body. */
+static int do_request(struct engine *e, const struct request *rq, struct xfer *x, long *status,
+		      struct te_err *err)
+{
+	te_autoslist struct curl_slist *headers = NULL;
+	te_autofree char *url = xasprintf("http://localhost%s", rq->path);
+	struct timespec t0;
+	CURLcode rc;
+
+	/* Without this curl may wait for "100 Continue" before sending a body. */
+	headers = curl_slist_append(headers, "Expect:");
+	if (rq->body)
+		headers = curl_slist_append(headers, "Content-Type: application/json");
+	x->curl = e->curl;
+	setup_handle(e, rq, x, url, headers);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	rc = curl_easy_perform(e->curl);
+	*status = 0;
+	curl_easy_getinfo(e->curl, CURLINFO_RESPONSE_CODE, status);
+	/* The one print in the library: a diagnostic trace the user asked for
+	 * with -v, written as the calls happen so a hung call shows up. */
+	if (e->verbose && rc == CURLE_OK)
+		fprintf(stderr, "engine: %s %s → %ld (%ld ms)\n", rq->method, rq->path, *status,
+			elapsed_ms(&t0));
+	else if (e->verbose)
+		fprintf(stderr, "engine: %s %s → %s (%ld ms)\n", rq->method, rq->path, curl_easy_strerror(rc),
+			elapsed_ms(&t0));
+	if (rc != CURLE_OK)
+		return transport_error(e, rq, x, rc, err);
+	return 0;
+}
+
+/* Both dockerd and Podman answer errors with {"message": "..."} (Podman
+ * adds "cause", already part of its message). */
+static int http_error(long status, const struct te_buf *body, struct te_err *err)
+{
+	te_autojson cJSON *j = NULL;
+	const cJSON *m;
+	int code = status == 404 ? TE_E_NOTFOUND : status == 409 ? TE_E_CONFLICT : TE_E_ENGINE;
+
+	if (body->len)
+		j = cJSON_ParseWithLength(body->data, body->len);
+	m = cJSON_GetObjectItemCaseSensitive(j, "message");
+	if (cJSON_IsString(m))
+		te_err_set(err, code, "%s", m->valuestring);
+	else if (body->len)
+		te_err_set(err, code, "%.*s", (int)strcspn(body->data, "\r\n"), body->data);
+	else
+		te_err_set(err, code, "engine answered HTTP %ld with no message", status);
+	if (err)
+		err->http_status = (int)status;
+	return -1;
+}
+
+/* Request RQ whose full path is already built; HTTP >= 400 becomes an error.
+ * X->body holds the response unless X streams it. */
+static int call_raw(struct engine *e, const struct request *rq, struct xfer *x, long *status,
+		    struct te_err *err)
+{
+	long st = 0;
+
+	x->overflow = 0;
+	if (status)
+		*status = 0; /* no HTTP status when the transport fails */
+	if (do_request(e, rq, x, &st, err) < 0)
+		return -1;
+	if (status)
+		*status = st;
+	if (st >= 400)
+		return http_error(st, x->body, err);
+	return 0;
+}
+
+static bool is_blank(const char *p, size_t n)
+{
+	return strspn(p, " \t\r\n") >= n;
+}
+
+/* Parse a 2xx/3xx body; an empty body gives NULL. */
+static int parse_body(const struct request *rq, const struct te_buf *body, cJSON **out, struct te_err *err)
+{
+	*out = NULL;
+	if (!body->len || is_blank(body->data, body->len))
+		return 0;
+	*out = cJSON_ParseWithLength(body->data, body->len);
+	if (!*out)
+		return te_err_set(err, TE_E_FAIL, "malformed JSON from engine for '%s %s'", rq->method,
+				  rq->path);
+	return 0;
+}
+
+/* A versioned or unversioned call with a JSON body and JSON answer. */
+static int call_json(struct engine *e, const char *method, const char *path, const cJSON *body,
+		     long timeout_s, long *status, cJSON **out, struct te_err *err)
+{
+	te_autobuf struct te_buf resp = TE_BUF_INIT(e->response_max);
+	te_autofree char *text = NULL;
+	struct xfer x = {.body = &resp};
+	struct request rq = {method, path, NULL, timeout_s};
+
+	if (out)
+		*out = NULL;
+	if (body) {
+		text = cJSON_PrintUnformatted(body); /* default cJSON hooks: free() fits */
+		if (!text)
+			return te_err_set(err, TE_E_FAIL, "cannot serialise the body of '%s %s'", method,
+					  path);
+		rq.body = text;
+	}
+	if (call_raw(e, &rq, &x, status, err) < 0)
+		return -1;
+	return out ? parse_body(&rq, &resp, out, err) : 0;
+}
+
+static char *vpath(const struct engine *e, const char *path)
+{
+	return xasprintf("/v%s%s", e->api_version, path);
+}
+
+static int call_v(struct engine *e, const char *method, const char *path, const cJSON *body, long timeout_s,
+		  cJSON **out, struct te_err *err)
+{
+	te_autofree char *full = vpath(e, path);
+
+	return call_json(e, method, full, body, timeout_s, NULL, out, err);
+}
+
+int engine_call(struct engine *e, const char *method, const char *path, const struct cJSON *body,
+		long *status, struct cJSON **out, struct te_err *err)
+{
+	te_autofree char *full = vpath(e, path);
+
+	return call_json(e, method, full, body, CALL_TIMEOUT_S, status, out, err);
+}
+
+/* GET PATH and insist on a JSON value of TYPE (cJSON_Object / cJSON_Array). */
+static int get_typed(struct engine *e, const char *path, int type, cJSON **out, struct te_err *err)
+{
+	te_autojson cJSON *j = NULL;
+
+	*out = NULL;
+	if (call_v(e, "GET", path, NULL, CALL_TIMEOUT_S, &j, err) < 0)
+		return -1;
+	if (!j || (j->type & 0xff) != type)
+		return te_err_set(err, TE_E_FAIL, "unexpected response from engine for 'GET %s'", path);
+	*out = TE_STEAL(j);
+	return 0;
+}
+
+/* Percent-encode everything but RFC 3986 unreserved characters and KEEP. */
+static char *escape_keep(const char *s, const char *keep)
+{
+	static const char hex[] = "0123456789ABCDEF";
+	char *out = xmalloc(strlen(s) * 3 + 1);
+	char *o = out;
+
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+		if ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
+		    strchr("-._~", *p) || strchr(keep, *p)) {
+			*o++ = (char)*p;
+			continue;
+		}
+		*o++ = '%';
+		*o++ = hex[*p >> 4];
+		*o++ = hex[*p & 0xf];
+	}
+	*o = '\0';
+	return out;
+}
+
+char *engine_escape(struct engine *e, const char *s)
+{
+	return escape_keep(s, "");
+}
+
+/* Object names and image references go into the path as the docker CLI
+ * puts them: "/" ":" "@" stay (dockerd routes /images/{name:.*}/json). */
+static char *seg(const char *s)
+{
+	return escape_keep(s, "/:@");
+}
+
+/* "" for no label, else SEP + filters={"label":[LABEL]} escaped. */
+static char *label_filter(const char *label, char sep)
+{
+	te_autojson cJSON *f = NULL;
+	te_autofree char *text = NULL;
+	te_autofree char *esc = NULL;
+	cJSON *arr;
+
+	if (!label)
+		return xstrdup("");
+	f = cJSON_CreateObject();
+	arr = cJSON_AddArrayToObject(f, "label");
+	if (!arr || !cJSON_AddItemToArray(arr, cJSON_CreateString(label)))
+		TE_BUG("cJSON allocation failed");
+	text = cJSON_PrintUnformatted(f);
+	if (!text)
+		TE_BUG("cJSON allocation failed");
+	esc = escape_keep(text, "");
+	return xasprintf("%cfilters=%s", sep, esc);
+}
+
+/* ---- open / negotiate ---- */
+
+/* "1.41" -> 1, 41. Compared as numbers: 1.9 < 1.41. */
+static int parse_api(const char *s, long v[2])
+{
+	char *end;
+
+	if (!s)
+		return -1;
+	v[0] = strtol(s, &end, 10);
+	if (end == s || *end != '.' || v[0] < 0)
+		return -1;
+	s = end + 1;
+	v[1] = strtol(s, &end, 10);
+	if (end == s || *end != '\0' || v[1] < 0)
+		return -1;
+	return 0;
+}
+
+static int cmp_api(const long a[2], const long b[2])
+{
+	if (a[0] != b[0])
+		return a[0] < b[0] ? -1 : 1;
+	return a[1] < b[1] ? -1 : a[1] > b[1];
+}
+
+static bool names_podman(const cJSON *name)
+{
+	return cJSON_IsString(name) && strcasestr(name->valuestring, "podman");
+}
+
+static const char *detect_flavor(const cJSON *ver)
+{
+	const cJSON *c;
+	const cJSON *plat = cJSON_GetObjectItemCaseSensitive(ver, "Platform");
+
+	cJSON_ArrayForEach (c, cJSON_GetObjectItemCaseSensitive(ver, "Components")) {
+		if (names_podman(cJSON_GetObjectItemCaseSensitive(c, "Name")))
+			return "podman";
+	}
+	if (names_podman(cJSON_GetObjectItemCaseSensitive(plat, "Name")))
+		return "podman";
+	return "docker";
+}
+
+/* Speak min(engine's ApiVersion, ENGINE_API_MAX); refuse an engine whose
+ * MinAPIVersion is above what we speak (Docker 29 raised it to 1.44), since
+ * every later call would fail with a less helpful message. */
+static int negotiate(struct engine *e, const cJSON *ver, struct te_err *err)
+{
+	const cJSON *api = cJSON_GetObjectItemCaseSensitive(ver, "ApiVersion");
+	const cJSON *min = cJSON_GetObjectItemCaseSensitive(ver, "MinAPIVersion");
+	long have[2], ours[2], lo[2];
+
+	if (parse_api(ENGINE_API_MAX, ours) < 0)
+		TE_BUG("ENGINE_API_MAX is not MAJOR.MINOR");
+	if (parse_api(cJSON_GetStringValue(api), have) < 0)
+		return te_err_set(err, TE_E_FAIL, "engine at '%s' reports no usable ApiVersion", e->socket);
+	if (cmp_api(have, ours) > 0)
+		memcpy(have, ours, sizeof(have));
+	if (parse_api(cJSON_GetStringValue(min), lo) == 0 && cmp_api(lo, have) > 0)
+		return te_err_set(err, TE_E_ENGINE,
+				  "engine at '%s' requires API %s or later but taskenv speaks at most "
+				  "%ld.%ld (dockerd accepts DOCKER_MIN_API_VERSION=%s in its environment)",
+				  e->socket, min->valuestring, have[0], have[1], ENGINE_API_MAX);
+	e->api_version = xasprintf("%ld.%ld", have[0], have[1]);
+	return 0;
+}
+
+static int read_version(struct engine *e, struct te_err *err)
+{
+	te_autojson cJSON *ver = NULL;
+	const char *v;
+
+	if (call_json(e, "GET", "/version", NULL, CALL_TIMEOUT_S, NULL, &ver, err) < 0)
+		return -1;
+	if (!cJSON_IsObject(ver))
+		return te_err_set(err, TE_E_FAIL, "engine at '%s' sent no /version object", e->socket);
+	if (negotiate(e, ver, err) < 0)
+		return -1;
+	v = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(ver, "Version"));
+	e->version = xstrdup(v ? v : "unknown");
+	e->flavor = xstrdup(detect_flavor(ver));
+	return 0;
+}
+
+struct engine *engine_open(const char *path, struct te_err *err)
+{
+	struct engine *e = xcalloc(1, sizeof(*e));
+
+	e->socket = xstrdup(path);
+	e->response_max = ENGINE_RESPONSE_MAX;
+	e->curl = curl_easy_init();
+	if (!e->curl) {
+		te_err_set(err, TE_E_FAIL, "cannot initialise libcurl");
+		goto fail;
+	}
+	/* /_ping answers "OK" (not JSON) and is the cheapest liveness check. */
+	if (call_json(e, "GET", "/_ping", NULL, CALL_TIMEOUT_S, NULL, NULL, err) < 0)
+		goto fail;
+	if (read_version(e, err) < 0)
+		goto fail;
+	return e;
+fail:
+	engine_free(e);
+	return NULL;
+}
+
+void engine_free(struct engine *e)
+{
+	if (!e)
+		return;
+	if (e->curl)
+		curl_easy_cleanup(e->curl);
+	free(e->socket);
+	free(e->api_version);
+	free(e->flavor);
+	free(e->version);
+	free(e);
+}
+
+const char *engine_socket(const struct engine *e)
+{
+	return e->socket;
+}
+
+const char *engine_api_version(const struct engine *e)
+{
+	return e->api_version;
+}
+
+const char *engine_flavor(const struct engine *e)
+{
+	return e->flavor;
+}
+
+const char *engine_version(const struct engine *e)
+{
+	return e->version;
+}
+
+void engine_set_verbose(struct engine *e, bool on)
+{
+	e->verbose = on;
+}
+
+void engine_set_response_cap(struct engine *e, size_t bytes)
+{
+	e->response_max = bytes ? bytes : ENGINE_RESPONSE_MAX;
+}
+
+/* ---- images ---- */
+
+int engine_image_inspect(struct engine *e, const char *name, struct cJSON **out, struct te_err *err)
+{
+	te_autofree char *n = seg(name);
+	te_autofree char *path = xasprintf("/images/%s/json", n);
+
+	return get_typed(e, path, cJSON_Object, out, err);
+}
+
+/* Split IMAGE as the docker CLI does for /images/create: a digest wins
+ * over a tag, a colon before the last "/" is a registry port, and no tag
+ * means "latest". */
+static void split_ref(const char *image, char **name, char **tag)
+{
+	const char *at = strchr(image, '@');
+	const char *slash;
+	const char *colon;
+	size_t len = at ? (size_t)(at - image) : strlen(image);
+
+	slash = memrchr(image, '/', len);
+	colon = memrchr(image, ':', len);
+	if (colon && slash && colon < slash)
+		colon = NULL;
+	*name = xstrndup(image, colon ? (size_t)(colon - image) : len);
+	if (at)
+		*tag = xstrdup(at + 1);
+	else
+		*tag = xstrdup(colon ? colon + 1 : "latest");
+}
+
+struct pull_scan {
+	struct te_buf line; /* an incomplete line carried to the next write */
+	char msg[512];	    /* the first error the stream reported */
+	bool failed;
+};
+
+static void pull_check(struct pull_scan *ps, const cJSON *obj)
+{
+	const cJSON *detail = cJSON_GetObjectItemCaseSensitive(obj, "errorDetail");
+	const char *m = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(detail, "message"));
+
+	if (ps->failed)
+		return;
+	if (!m)
+		m = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(obj, "error"));
+	if (!m && !detail && !cJSON_GetObjectItemCaseSensitive(obj, "error"))
+		return;
+	snprintf(ps->msg, sizeof(ps->msg), "%s", m ? m : "the engine reported an error");
+	ps->failed = true;
+}
+
+/* Check every JSON value in P[0..N); progress lines that do not parse are
+ * skipped, they carry nothing we act on. */
+static void pull_scan_text(struct pull_scan *ps, const char *p, size_t n)
+{
+	const char *end = p + n;
+
+	while (p < end) {
+		const char *next = NULL;
+		cJSON *obj;
+
+		p += strspn(p, " \t\r\n");
+		if (p >= end)
+			break;
+		obj = cJSON_ParseWithLengthOpts(p, (size_t)(end - p), &next, false);
+		if (!obj) {
+			const char *nl = memchr(p, '\n', (size_t)(end - p));
+
+			p = nl ? nl + 1 : end;
+			continue;
+		}
+		pull_check(ps, obj);
+		cJSON_Delete(obj);
+		p = next;
+	}
+}
+
+static int pull_stream(void *ctx, const char *p, size_t n)
+{
+	struct pull_scan *ps = ctx;
+	const char *nl;
+	size_t done;
+
+	if (te_buf_add(&ps->line, p, n) < 0)
+		return -1;
+	nl = memrchr(ps->line.data, '\n', ps->line.len);
+	if (!nl)
+		return 0;
+	done = (size_t)(nl - ps->line.data) + 1;
+	pull_scan_text(ps, ps->line.data, done);
+	memmove(ps->line.data, ps->line.data + done, ps->line.len - done + 1);
+	ps->line.len -= done;
+	return 0;
+}
+
+int engine_image_pull(struct engine *e, const char *image, struct te_err *err)
+{
+	te_autofree char *name = NULL;
+	te_autofree char *tag = NULL;
+	te_autofree char *qn = NULL;
+	te_autofree char *qt = NULL;
+	te_autofree char *path = NULL;
+	te_autobuf struct te_buf resp = TE_BUF_INIT(e->response_max);
+	struct pull_scan ps = {.line = TE_BUF_INIT(PULL_LINE_MAX)};
+	struct xfer x = {
+	    .body = &resp, .stream = pull_stream, .stream_ctx = &ps, .stream_max = PULL_LINE_MAX};
+	struct request rq = {"POST", NULL, NULL, 0};
+	int rc;
+
+	split_ref(image, &name, &tag);
+	qn = engine_escape(e, name);
+	qt = engine_escape(e, tag);
+	path = xasprintf("/v%s/images/create?fromImage=%s&tag=%s", e->api_version, qn, qt);
+	rq.path = path;
+	rc = call_raw(e, &rq, &x, NULL, err);
+	if (rc == 0 && ps.line.len)
+		pull_scan_text(&ps, ps.line.data, ps.line.len);
+	te_buf_release(&ps.line);
+	if (rc < 0)
+		return te_err_prefix(err, "pull '%s': ", image);
+	if (ps.failed) {
+		te_err_set(err, TE_E_ENGINE, "pull '%s': %s", image, ps.msg);
+		if (err)
+			err->http_status = 200; /* the failure came in a 200 stream */
+		return -1;
+	}
+	return 0;
+}
+
+/* ---- containers ---- */
+
+/* POST PATH with BODY and hand back the answer's "Id". */
+static int create_for_id(struct engine *e, const char *path, const cJSON *body, char **id_out,
+			 struct te_err *err)
+{
+	te_autojson cJSON *j = NULL;
+	const char *id;
+
+	*id_out = NULL;
+	if (call_v(e, "POST", path, body, CALL_TIMEOUT_S, &j, err) < 0)
+		return -1;
+	id = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(j, "Id"));
+	if (!id || !*id)
+		return te_err_set(err, TE_E_FAIL, "engine answered 'POST %s' without an Id", path);
+	*id_out = xstrdup(id);
+	return 0;
+}
+
+int engine_container_create(struct engine *e, const char *name, const struct cJSON *config, char **id_out,
+			    struct te_err *err)
+{
+	te_autofree char *n = name ? engine_escape(e, name) : NULL;
+	te_autofree char *path =
+	    n ? xasprintf("/containers/create?name=%s", n) : xstrdup("/containers/create");
+
+	return create_for_id(e, path, config, id_out, err);
+}
+
+int engine_container_start(struct engine *e, const char *id, struct te_err *err)
+{
+	te_autofree char *s = seg(id);
+	te_autofree char *path = xasprintf("/containers/%s/start", s);
+
+	/* 304 (already running) is below 400, so it is a success here. */
+	return call_v(e, "POST", path, NULL, CALL_TIMEOUT_S, NULL, err);
+}
+
+int engine_container_stop(struct engine *e, const char *id, int timeout_s, struct te_err *err)
+{
+	te_autofree char *s = seg(id);
+	te_autofree char *path = timeout_s >= 0 ? xasprintf("/containers/%s/stop?t=%d", s, timeout_s)
+						: xasprintf("/containers/%s/stop", s);
+	/* The engine waits up to TIMEOUT_S before it kills; do not give up first. */
+	long limit = CALL_TIMEOUT_S + (timeout_s > 0 ? timeout_s : 0);
+
+	return call_v(e, "POST", path, NULL, limit, NULL, err);
+}
+
+int engine_container_remove(struct engine *e, const char *id, bool force, struct te_err *err)
+{
+	te_autofree char *s = seg(id);
+	te_autofree char *path = xasprintf("/containers/%s?v=1&force=%d", s, force ? 1 : 0);
+
+	return call_v(e, "DELETE", path, NULL, CALL_TIMEOUT_S, NULL, err);
+}
+
+int engine_container_inspect(struct engine *e, const char *id, struct cJSON **out, struct te_err *err)
+{
+	te_autofree char *s = seg(id);
+	te_autofree char *path = xasprintf("/containers/%s/json", s);
+
+	return get_typed(e, path, cJSON_Object, out, err);
+}
+
+int engine_container_list(struct engine *e, const char *label, struct cJSON **out, struct te_err *err)
+{
+	te_autofree char *f = label_filter(label, '&');
+	te_autofree char *path = xasprintf("/containers/json?all=1%s", f);
+
+	return get_typed(e, path, cJSON_Array, out, err);
+}
+
+static bool frame_header(const unsigned char *p, size_t n)
+{
+	return n >= 8 && p[0] <= 2 && p[1] == 0 && p[2] == 0 && p[3] == 0;
+}
+
+/* Without a TTY the engine frames output as [stream, 0, 0, 0, size BE32]
+ * + payload. A body that does not start with such a header is a TTY's raw
+ * stream and is kept whole; a header that goes bad mid-way leaves the rest
+ * as it came. */
+static int demux(const char *data, size_t n, struct te_buf *out)
+{
+	const unsigned char *p = (const unsigned char *)data;
+
+	while (frame_header(p, n)) {
+		size_t size = (size_t)p[4] << 24 | (size_t)p[5] << 16 | (size_t)p[6] << 8 | p[7];
+
+		if (size > n - 8)
+			size = n - 8; /* truncated last frame: keep what arrived */
+		if (te_buf_add(out, p + 8, size) < 0)
+			return -1;
+		p += 8 + size;
+		n -= 8 + size;
+	}
+	return n ? te_buf_add(out, p, n) : 0;
+}
+
+int engine_container_logs(struct engine *e, const char *id, int tail, struct te_buf *out, struct te_err *err)
+{
+	te_autobuf struct te_buf resp = TE_BUF_INIT(e->response_max);
+	te_autofree char *s = seg(id);
+	te_autofree char *t = tail < 0 ? xstrdup("all") : xasprintf("%d", tail);
+	te_autofree char *path =
+	    xasprintf("/v%s/containers/%s/logs?stdout=1&stderr=1&tail=%s", e->api_version, s, t);
+	struct xfer x = {.body = &resp};
+	struct request rq = {"GET", path, NULL, CALL_TIMEOUT_S};
+
+	if (call_raw(e, &rq, &x, NULL, err) < 0)
+		return -1;
+	if (resp.len && demux(resp.data, resp.len, out) < 0)
+		return te_err_set(err, TE_E_FAIL, "logs of container '%s' exceed %zu bytes", id, out->max);
+	return 0;
+}
+
+/* ---- networks ---- */
+
+int engine_network_create(struct engine *e, const struct cJSON *body, char **id_out, struct te_err *err)
+{
+	return create_for_id(e, "/networks/create", body, id_out, err);
+}
+
+int engine_network_remove(struct engine *e, const char *id, struct te_err *err)
+{
+	te_autofree char *s = seg(id);
+	te_autofree char *path = xasprintf("/networks/%s", s);
+
+	/* dockerd answers 204; Podman 200 with a body we have no use for. */
+	return call_v(e, "DELETE", path, NULL, CALL_TIMEOUT_S, NULL, err);
+}
+
+int engine_network_inspect(struct engine *e, const char *id, struct cJSON **out, struct te_err *err)
+{
+	te_autofree char *s = seg(id);
+	te_autofree char *path = xasprintf("/networks/%s", s);
+
+	return get_typed(e, path, cJSON_Object, out, err);
+}
+
+int engine_network_list(struct engine *e, const char *label, struct cJSON **out, struct te_err *err)
+{
+	te_autofree char *f = label_filter(label, '?');
+	te_autofree char *path = xasprintf("/networks%s", f);
+
+	return get_typed(e, path, cJSON_Array, out, err);
+}
+
+/* ---- volumes ---- */
+
+int engine_volume_create(struct engine *e, const struct cJSON *body, struct te_err *err)
+{
+	return call_v(e, "POST", "/volumes/create", body, CALL_TIMEOUT_S, NULL, err);
+}
+
+int engine_volume_remove(struct engine *e, const char *name, bool force, struct te_err *err)
+{
+	te_autofree char *s = seg(name);
+	te_autofree char *path = xasprintf("/volumes/%s?force=%d", s, force ? 1 : 0);
+
+	return call_v(e, "DELETE", path, NULL, CALL_TIMEOUT_S, NULL, err);
+}
+
+int engine_volume_inspect(struct engine *e, const char *name, struct cJSON **out, struct te_err *err)
+{
+	te_autofree char *s = seg(name);
+	te_autofree char *path = xasprintf("/volumes/%s", s);
+
+	return get_typed(e, path, cJSON_Object, out, err);
+}
+
+int engine_volume_list(struct engine *e, const char *label, struct cJSON **out, struct te_err *err)
+{
+	te_autofree char *f = label_filter(label, '?');
+	te_autofree char *path = xasprintf("/volumes%s", f);
+	te_autojson cJSON *j = NULL;
+	cJSON *vols;
+
+	if (get_typed(e, path, cJSON_Object, &j, err) < 0)
+		return -1;
+	/* "Volumes" is null, not [], when there are none. */
+	vols = cJSON_DetachItemFromObjectCaseSensitive(j, "Volumes");
+	if (!cJSON_IsArray(vols)) {
+		cJSON_Delete(vols);
+		vols = cJSON_CreateArray();
+		if (!vols)
+			TE_BUG("cJSON allocation failed");
+	}
+	*out = vols;
+	return 0;
+}

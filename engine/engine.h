@@ -1,0 +1,118 @@
+/* A faithful client of the Docker Engine API (dockerd, or Podman's
+ * Docker-compatible service) over a UNIX socket, with libcurl
+ * (CURLOPT_UNIX_SOCKET_PATH) and cJSON. No task logic lives here.
+ *
+ * Every call returns 0 on success or -1 with *err filled:
+ *   TE_E_UNREACHABLE  nothing answers on the socket (message names the path)
+ *   TE_E_NOTFOUND     HTTP 404 (err->http_status = 404)
+ *   TE_E_CONFLICT     HTTP 409
+ *   TE_E_ENGINE       any other HTTP >= 400, message = the engine's own "message"
+ *   TE_E_FAIL         response over the size cap, malformed JSON
+ * Returned cJSON trees and strings are owned by the caller. */
+#ifndef TASKENV_ENGINE_ENGINE_H
+#define TASKENV_ENGINE_ENGINE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+struct te_err;
+struct te_buf;
+struct cJSON;
+struct engine;
+
+/* Cap on a single JSON response, in bytes. */
+#define ENGINE_RESPONSE_MAX (64u * 1024u * 1024u)
+
+/* Resolve which socket to talk to, without connecting.
+ * Order: HOST (from --host) if non-NULL, then $DOCKER_HOST, then $CONTAINER_HOST
+ * (each must be unix://PATH; any other scheme is refused with TE_E_USAGE and
+ * a message saying the control plane stays on this host), then the first
+ * existing socket among /var/run/docker.sock, $XDG_RUNTIME_DIR/podman/podman.sock,
+ * /run/podman/podman.sock. When none exists, fails with TE_E_UNREACHABLE and a
+ * message listing every path tried and how to start an engine.
+ * *path_out is owned by the caller. */
+int engine_resolve_socket(const char *host, char **path_out, struct te_err *err);
+
+/* Connect to the socket at PATH (as resolved above), GET /_ping and
+ * GET /version, and negotiate the API version: min(engine's ApiVersion,
+ * ENGINE_API_MAX), requests then go to /v<version>/... .
+ * TE_E_UNREACHABLE names PATH and says how to start an engine.
+ * Returns an owned handle (engine_free) or NULL. */
+struct engine *engine_open(const char *path, struct te_err *err);
+void engine_free(struct engine *e);
+
+/* Highest API version we speak. */
+#define ENGINE_API_MAX "1.41"
+
+const char *engine_socket(const struct engine *e);      /* borrowed */
+const char *engine_api_version(const struct engine *e); /* borrowed, e.g. "1.41" */
+/* "docker" or "podman" (from /version Components / Platform.Name), borrowed. */
+const char *engine_flavor(const struct engine *e);
+/* Engine's own version string, borrowed. */
+const char *engine_version(const struct engine *e);
+
+/* Log each call (method, path, status, milliseconds) to stderr when on (-v). */
+void engine_set_verbose(struct engine *e, bool on);
+
+/* Cap each later response body at BYTES (0 restores ENGINE_RESPONSE_MAX);
+ * a bigger response fails with TE_E_FAIL. For tests of the cap. */
+void engine_set_response_cap(struct engine *e, size_t bytes);
+
+/* Low level: METHOD PATH (path without /vX prefix, query already escaped),
+ * optional JSON BODY (borrowed). On HTTP < 400 returns 0 and, if OUT is
+ * non-NULL, the parsed JSON (NULL for an empty body). *status gets the HTTP
+ * status when STATUS is non-NULL. */
+int engine_call(struct engine *e, const char *method, const char *path, const struct cJSON *body,
+		long *status, struct cJSON **out, struct te_err *err);
+
+/* URL-escape S for a path segment or query value. Owned result. */
+char *engine_escape(struct engine *e, const char *s);
+
+/* GET /images/{name}/json */
+int engine_image_inspect(struct engine *e, const char *name, struct cJSON **out, struct te_err *err);
+/* POST /images/create?fromImage=NAME&tag=TAG — pulls as Compose does; reads the
+ * progress stream to the end and fails with the stream's errorDetail message
+ * (naming the image; TE_E_ENGINE, http_status 200) when the pull fails even
+ * though HTTP said 200. */
+int engine_image_pull(struct engine *e, const char *image, struct te_err *err);
+
+/* POST /containers/create?name=NAME with CONFIG (borrowed, the full
+ * ContainerCreate body incl. HostConfig and NetworkingConfig). *id_out owned. */
+int engine_container_create(struct engine *e, const char *name, const struct cJSON *config,
+			    char **id_out, struct te_err *err);
+/* POST /containers/{id}/start (304 "already started" counts as success). */
+int engine_container_start(struct engine *e, const char *id, struct te_err *err);
+/* POST /containers/{id}/stop?t=TIMEOUT_S (304 counts as success). */
+int engine_container_stop(struct engine *e, const char *id, int timeout_s, struct te_err *err);
+/* DELETE /containers/{id}?v=1&force=FORCE (anonymous volumes go with it). */
+int engine_container_remove(struct engine *e, const char *id, bool force, struct te_err *err);
+/* GET /containers/{id}/json */
+int engine_container_inspect(struct engine *e, const char *id, struct cJSON **out, struct te_err *err);
+/* GET /containers/json?all=1&filters={"label":[LABEL]} — LABEL like
+ * "io.taskenv.task=t1" or "io.taskenv.task"; NULL lists everything. Array out. */
+int engine_container_list(struct engine *e, const char *label, struct cJSON **out, struct te_err *err);
+/* GET /containers/{id}/logs?stdout=1&stderr=1&tail=TAIL (TAIL<0: all),
+ * demultiplexed from the 8-byte stream frames when the container has no TTY,
+ * appended to OUT (its cap applies). */
+int engine_container_logs(struct engine *e, const char *id, int tail, struct te_buf *out,
+			  struct te_err *err);
+
+/* POST /networks/create with BODY (borrowed; Name, Labels, Driver, ...). *id_out owned. */
+int engine_network_create(struct engine *e, const struct cJSON *body, char **id_out, struct te_err *err);
+/* DELETE /networks/{id} */
+int engine_network_remove(struct engine *e, const char *id, struct te_err *err);
+/* GET /networks/{id} */
+int engine_network_inspect(struct engine *e, const char *id, struct cJSON **out, struct te_err *err);
+/* GET /networks?filters={"label":[LABEL]} — array out. */
+int engine_network_list(struct engine *e, const char *label, struct cJSON **out, struct te_err *err);
+
+/* POST /volumes/create with BODY (borrowed; Name, Labels, Driver, DriverOpts). */
+int engine_volume_create(struct engine *e, const struct cJSON *body, struct te_err *err);
+/* DELETE /volumes/{name} */
+int engine_volume_remove(struct engine *e, const char *name, bool force, struct te_err *err);
+/* GET /volumes/{name} */
+int engine_volume_inspect(struct engine *e, const char *name, struct cJSON **out, struct te_err *err);
+/* GET /volumes?filters={"label":[LABEL]} — the "Volumes" array out (never NULL on success). */
+int engine_volume_list(struct engine *e, const char *label, struct cJSON **out, struct te_err *err);
+
+#endif

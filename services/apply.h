@@ -1,0 +1,36 @@
+/* `up`: plan -> ledger intents -> engine, in the order networks, volumes,
+ * containers (depends_on order), each one recorded before it is created. */
+#ifndef TASKENV_SERVICES_APPLY_H
+#define TASKENV_SERVICES_APPLY_H
+
+#include "services/progress.h"
+
+struct te_err;
+struct engine;
+struct ledger;
+struct svc_project;
+
+struct svc_up_opts {
+	int port_lo;              /* host port range, inclusive; default 20000 */
+	int port_hi;              /* default 29999 */
+	svc_progress_fn progress; /* may be NULL */
+	void *progress_ctx;
+};
+
+/* Port range from $TASKENV_PORT_RANGE ("LO-HI") or the defaults.
+ * TE_E_USAGE when the variable is malformed. */
+int svc_up_opts_init(struct svc_up_opts *opts, struct te_err *err);
+
+/* Bring TASK up from PROJECT (both borrowed) on engine E, recording in L.
+ * Before anything is created: the plan is built, every image is present
+ * or pulled (POST /images/create), and every host port is reserved; a
+ * failure there leaves nothing behind (no engine object, no ledger row).
+ * Idempotent: objects that exist and carry this task's and this ledger's
+ * labels are reused, stopped containers are started. An object with the
+ * planned name that is not ours fails with TE_E_CONFLICT and is left alone.
+ * Errors name the service or object; what was created stays recorded for
+ * `down`. */
+int svc_up(struct engine *e, struct ledger *l, const struct svc_project *project, const char *task,
+	   const struct svc_up_opts *opts, struct te_err *err);
+
+#endif

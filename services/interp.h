@@ -1,0 +1,30 @@
+/* Compose variable interpolation: $VAR, ${VAR}, ${VAR:-default},
+ * ${VAR-default}, ${VAR:?message}, ${VAR?message}, ${VAR:+alt}, ${VAR+alt},
+ * and $$ for a literal '$'. Defaults may themselves contain interpolation. */
+#ifndef TASKENV_SERVICES_INTERP_H
+#define TASKENV_SERVICES_INTERP_H
+
+struct te_err;
+
+/* Variable source: returns the value (borrowed) or NULL when unset. */
+typedef const char *(*svc_lookup_fn)(const char *name, void *ctx);
+
+/* Interpolate IN into an owned *out. On error (missing required variable,
+ * unterminated "${", invalid name) returns -1 with TE_E_COMPOSE and a message
+ * without location (the loader prefixes file:line:col); for ${X:?need X}
+ * the message is "required variable X is missing a value: need X". */
+int svc_interp(const char *in, svc_lookup_fn lookup, void *ctx, char **out, struct te_err *err);
+
+/* A variable environment: the process environment over a .env file. */
+struct svc_env;
+
+/* Load PATH as a .env file (KEY=VALUE lines, '#' comments, optional
+ * "export ", single/double quotes; double quotes honour \n escapes) under
+ * the process environment (the process wins). A missing file is not an
+ * error. Syntax errors give TE_E_COMPOSE with "PATH:LINE: ...". Owned result. */
+struct svc_env *svc_env_load(const char *path, struct te_err *err);
+void svc_env_free(struct svc_env *env);
+/* Lookup function for svc_interp; CTX is a struct svc_env *. */
+const char *svc_env_lookup(const char *name, void *ctx);
+
+#endif

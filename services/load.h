@@ -1,0 +1,27 @@
+/* Loading Compose files with libyaml into the model of compose.h. */
+#ifndef TASKENV_SERVICES_LOAD_H
+#define TASKENV_SERVICES_LOAD_H
+
+struct te_err;
+struct svc_project;
+
+/* Find the Compose file in DIR by Compose's order: compose.yaml, compose.yml,
+ * docker-compose.yaml, docker-compose.yml. Owned absolute path, or NULL with
+ * TE_E_USAGE naming DIR and the names tried. */
+char *svc_find_compose_file(const char *dir, struct te_err *err);
+
+/* Load FILES (NULL-terminated; only files[0] is required in this version,
+ * later files are merged as Compose merges once supported) with the .env
+ * beside the first file. Every value is interpolated. Errors are
+ * TE_E_COMPOSE with "FILE:LINE:COL: message" (YAML syntax errors from
+ * libyaml's problem_mark, schema errors from the node's start_mark,
+ * interpolation errors from the scalar's mark). Also TE_E_IO when a file
+ * cannot be read. Returns an owned project or NULL. */
+struct svc_project *svc_load(char *const *files, struct te_err *err);
+
+/* Split a command string as a POSIX shell would split words (quotes and
+ * backslashes, no expansion), as Compose does for `command: "a b"`.
+ * Owned NULL-terminated argv, or NULL with TE_E_COMPOSE on an unterminated quote. */
+char **svc_shell_split(const char *s, struct te_err *err);
+
+#endif

@@ -1,0 +1,88 @@
+#include "services/compose.h"
+
+#include "common/mem.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static void kv_free(struct svc_kv *kv, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		free(kv[i].key);
+		free(kv[i].value);
+	}
+	free(kv);
+}
+
+static void service_release(struct svc_service *s)
+{
+	free(s->name);
+	free(s->image);
+	te_strv_free(s->command);
+	te_strv_free(s->entrypoint);
+	kv_free(s->environment, s->n_environment);
+	for (size_t i = 0; i < s->n_ports; i++)
+		free(s->ports[i].host_ip);
+	free(s->ports);
+	for (size_t i = 0; i < s->n_mounts; i++) {
+		free(s->mounts[i].source);
+		free(s->mounts[i].target);
+	}
+	free(s->mounts);
+	te_strv_free(s->depends_on);
+	free(s->working_dir);
+	free(s->user);
+	kv_free(s->labels, s->n_labels);
+	free(s->container_name);
+	te_strv_free(s->networks);
+}
+
+void svc_project_free(struct svc_project *p)
+{
+	if (!p)
+		return;
+	for (size_t i = 0; i < p->n_services; i++)
+		service_release(&p->services[i]);
+	free(p->services);
+	for (size_t i = 0; i < p->n_volumes; i++) {
+		free(p->volumes[i].key);
+		free(p->volumes[i].name);
+		free(p->volumes[i].driver);
+		kv_free(p->volumes[i].labels, p->volumes[i].n_labels);
+	}
+	free(p->volumes);
+	for (size_t i = 0; i < p->n_networks; i++) {
+		free(p->networks[i].key);
+		free(p->networks[i].name);
+		free(p->networks[i].driver);
+		kv_free(p->networks[i].labels, p->networks[i].n_labels);
+	}
+	free(p->networks);
+	free(p->dir);
+	te_strv_free(p->files);
+	free(p);
+}
+
+const struct svc_service *svc_project_service(const struct svc_project *p, const char *name)
+{
+	for (size_t i = 0; p && name && i < p->n_services; i++)
+		if (strcmp(p->services[i].name, name) == 0)
+			return &p->services[i];
+	return NULL;
+}
+
+const struct svc_volume *svc_project_volume(const struct svc_project *p, const char *key)
+{
+	for (size_t i = 0; p && key && i < p->n_volumes; i++)
+		if (strcmp(p->volumes[i].key, key) == 0)
+			return &p->volumes[i];
+	return NULL;
+}
+
+const struct svc_network *svc_project_network(const struct svc_project *p, const char *key)
+{
+	for (size_t i = 0; p && key && i < p->n_networks; i++)
+		if (strcmp(p->networks[i].key, key) == 0)
+			return &p->networks[i];
+	return NULL;
+}

@@ -1,0 +1,455 @@
+#include "services/plan.h"
+#include "services/compose.h"
+#include "services/task.h"
+#include "common/err.h"
+#include "common/mem.h"
+
+#define TE_WITH_CJSON
+#include "common/cleanup.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static bool strv_has(char *const *v, const char *s)
+{
+	for (size_t i = 0; v && v[i]; i++)
+		if (strcmp(v[i], s) == 0)
+			return true;
+	return false;
+}
+
+/* A service with no `networks:` is on "default", as in Compose. */
+static bool service_uses_network(const struct svc_service *s, const char *key)
+{
+	if (!s->networks)
+		return strcmp(key, "default") == 0;
+	return strv_has(s->networks, key);
+}
+
+static void add_network(struct svc_plan *plan, const char *key, const struct svc_network *decl)
+{
+	struct svc_plan_network *n;
+
+	plan->networks = xrealloc(plan->networks, (plan->n_networks + 1) * sizeof(*plan->networks));
+	n = &plan->networks[plan->n_networks++];
+	n->key = xstrdup(key);
+	n->decl = decl;
+	n->external = decl && decl->external;
+	/* An external network is used by its own name; every other name is
+	 * scoped to the task so no two tasks ever share one by accident. */
+	if (n->external)
+		n->name = xstrdup(decl->name ? decl->name : key);
+	else
+		n->name = svc_name_network(plan->task, key);
+}
+
+static void plan_networks(struct svc_plan *plan)
+{
+	const struct svc_project *p = plan->project;
+	bool need_default = false;
+
+	for (size_t i = 0; i < p->n_services; i++)
+		need_default |= service_uses_network(&p->services[i], "default");
+	/* "default" may also be declared explicitly to set its options. */
+	if (need_default && !svc_project_network(p, "default"))
+		add_network(plan, "default", NULL);
+	for (size_t i = 0; i < p->n_networks; i++) {
+		bool used = false;
+
+		for (size_t j = 0; j < p->n_services; j++)
+			used |= service_uses_network(&p->services[j], p->networks[i].key);
+		if (used)
+			add_network(plan, p->networks[i].key, &p->networks[i]);
+	}
+}
+
+static bool volume_used(const struct svc_project *p, const char *key)
+{
+	for (size_t i = 0; i < p->n_services; i++)
+		for (size_t j = 0; j < p->services[i].n_mounts; j++) {
+			const struct svc_mount *m = &p->services[i].mounts[j];
+
+			if (m->type == SVC_MOUNT_VOLUME && m->source && strcmp(m->source, key) == 0)
+				return true;
+		}
+	return false;
+}
+
+static void plan_volumes(struct svc_plan *plan)
+{
+	const struct svc_project *p = plan->project;
+
+	for (size_t i = 0; i < p->n_volumes; i++) {
+		const struct svc_volume *d = &p->volumes[i];
+		struct svc_plan_volume *v;
+
+		if (!volume_used(p, d->key))
+			continue;
+		plan->volumes = xrealloc(plan->volumes, (plan->n_volumes + 1) * sizeof(*plan->volumes));
+		v = &plan->volumes[plan->n_volumes++];
+		v->key = xstrdup(d->key);
+		v->decl = d;
+		v->external = d->external;
+		if (d->external)
+			v->name = xstrdup(d->name ? d->name : d->key);
+		else
+			v->name = svc_name_volume(plan->task, d->key);
+	}
+}
+
+struct topo {
+	struct svc_plan *plan;
+	int *mark;        /* 0 new, 1 on the current path, 2 done */
+	size_t *stack;    /* the current path, for the cycle message */
+	size_t depth;
+	size_t *order;    /* service indexes, dependencies first */
+	size_t n_order;
+};
+
+static int cycle_error(struct topo *t, size_t i, struct te_err *err)
+{
+	const struct svc_project *p = t->plan->project;
+	const struct svc_service *s = &p->services[i];
+	char path[512] = "";
+	size_t from = 0, len;
+
+	while (from < t->depth && t->stack[from] != i)
+		from++;
+	for (size_t k = from; k < t->depth; k++) {
+		len = strlen(path);
+		snprintf(path + len, sizeof(path) - len, "%s -> ", p->services[t->stack[k]].name);
+	}
+	len = strlen(path);
+	snprintf(path + len, sizeof(path) - len, "%s", s->name);
+	return te_err_set(err, TE_E_COMPOSE, "%s:%d:%d: dependency cycle: %s", s->loc.file, s->loc.line,
+			  s->loc.col, path);
+}
+
+static int visit(struct topo *t, size_t i, struct te_err *err)
+{
+	const struct svc_project *p = t->plan->project;
+	const struct svc_service *s = &p->services[i];
+
+	if (t->mark[i] == 2)
+		return 0;
+	if (t->mark[i] == 1)
+		return cycle_error(t, i, err);
+	t->mark[i] = 1;
+	t->stack[t->depth++] = i;
+	for (size_t d = 0; s->depends_on && s->depends_on[d]; d++)
+		for (size_t j = 0; j < p->n_services; j++)
+			if (strcmp(p->services[j].name, s->depends_on[d]) == 0 && visit(t, j, err) < 0)
+				return -1;
+	t->depth--;
+	t->mark[i] = 2;
+	t->order[t->n_order++] = i;
+	return 0;
+}
+
+static int plan_order(struct svc_plan *plan, size_t *order, struct te_err *err)
+{
+	size_t n = plan->project->n_services;
+	te_autofree int *mark = xcalloc(n, sizeof(int));
+	te_autofree size_t *stack = xcalloc(n, sizeof(size_t));
+	struct topo t = { plan, mark, stack, 0, order, 0 };
+
+	for (size_t i = 0; i < n; i++)
+		if (visit(&t, i, err) < 0)
+			return -1;
+	return 0;
+}
+
+/* In the order the service lists them: the first is the primary network
+ * (given at create), the others are connected afterwards. */
+static char **container_networks(const struct svc_plan *plan, const struct svc_service *s)
+{
+	char **v = NULL;
+	const struct svc_plan_network *n;
+
+	if (!s->networks) {
+		n = svc_plan_network_by_key(plan, "default");
+		return n ? te_strv_push(NULL, xstrdup(n->name)) : NULL;
+	}
+	for (size_t i = 0; s->networks[i]; i++) {
+		n = svc_plan_network_by_key(plan, s->networks[i]);
+		if (n)
+			v = te_strv_push(v, xstrdup(n->name));
+	}
+	return v;
+}
+
+static void plan_containers(struct svc_plan *plan, const size_t *order)
+{
+	const struct svc_project *p = plan->project;
+
+	plan->containers = xcalloc(p->n_services ? p->n_services : 1, sizeof(*plan->containers));
+	for (size_t k = 0; k < p->n_services; k++) {
+		const struct svc_service *s = &p->services[order[k]];
+		struct svc_plan_container *c = &plan->containers[plan->n_containers++];
+
+		c->svc = s;
+		c->name = svc_name_container(plan->task, s->name, 1);
+		c->networks = container_networks(plan, s);
+		c->aliases = te_strv_push(NULL, xstrdup(s->name));
+		/* container_name is never a global name here: it becomes an alias
+		 * so in-stack DNS still resolves it. */
+		if (s->container_name && strcmp(s->container_name, s->name) != 0)
+			c->aliases = te_strv_push(c->aliases, xstrdup(s->container_name));
+	}
+}
+
+struct svc_plan *svc_plan_build(const struct svc_project *project, const char *task,
+				const char *ledger_id, struct te_err *err)
+{
+	struct svc_plan *plan = xcalloc(1, sizeof(*plan));
+	te_autofree size_t *order = xcalloc(project->n_services + 1, sizeof(size_t));
+
+	plan->task = xstrdup(task);
+	plan->ledger_id = xstrdup(ledger_id ? ledger_id : "");
+	plan->project = project;
+	if (plan_order(plan, order, err) < 0) {
+		svc_plan_free(plan);
+		return NULL;
+	}
+	plan_networks(plan);
+	plan_volumes(plan);
+	plan_containers(plan, order);
+	return plan;
+}
+
+void svc_plan_free(struct svc_plan *plan)
+{
+	if (!plan)
+		return;
+	for (size_t i = 0; i < plan->n_networks; i++) {
+		free(plan->networks[i].key);
+		free(plan->networks[i].name);
+	}
+	for (size_t i = 0; i < plan->n_volumes; i++) {
+		free(plan->volumes[i].key);
+		free(plan->volumes[i].name);
+	}
+	for (size_t i = 0; i < plan->n_containers; i++) {
+		free(plan->containers[i].name);
+		te_strv_free(plan->containers[i].networks);
+		te_strv_free(plan->containers[i].aliases);
+	}
+	free(plan->networks);
+	free(plan->volumes);
+	free(plan->containers);
+	free(plan->task);
+	free(plan->ledger_id);
+	free(plan);
+}
+
+const struct svc_plan_network *svc_plan_network_by_key(const struct svc_plan *plan, const char *key)
+{
+	for (size_t i = 0; i < plan->n_networks; i++)
+		if (strcmp(plan->networks[i].key, key) == 0)
+			return &plan->networks[i];
+	return NULL;
+}
+
+const struct svc_plan_volume *svc_plan_volume_by_key(const struct svc_plan *plan, const char *key)
+{
+	for (size_t i = 0; i < plan->n_volumes; i++)
+		if (strcmp(plan->volumes[i].key, key) == 0)
+			return &plan->volumes[i];
+	return NULL;
+}
+
+/* ---- Engine API bodies ---- */
+
+static char *join_files(char *const *files)
+{
+	size_t len = 1;
+	char *s;
+
+	for (size_t i = 0; files && files[i]; i++)
+		len += strlen(files[i]) + 1;
+	s = xcalloc(1, len);
+	for (size_t i = 0; files && files[i]; i++) {
+		size_t cur = strlen(s);
+
+		snprintf(s + cur, len - cur, "%s%s", i ? "," : "", files[i]);
+	}
+	return s;
+}
+
+cJSON *svc_plan_labels(const struct svc_plan *plan, const char *kind, const char *service)
+{
+	cJSON *l = cJSON_CreateObject();
+	te_autofree char *files = join_files(plan->project->files);
+
+	cJSON_AddStringToObject(l, "com.docker.compose.project", plan->task);
+	if (strcmp(kind, "container") == 0) {
+		cJSON_AddStringToObject(l, "com.docker.compose.service", service);
+		cJSON_AddStringToObject(l, "com.docker.compose.container-number", "1");
+		cJSON_AddStringToObject(l, "com.docker.compose.oneoff", "False");
+		cJSON_AddStringToObject(l, "com.docker.compose.project.working_dir", plan->project->dir);
+		cJSON_AddStringToObject(l, "com.docker.compose.project.config_files", files);
+	} else if (strcmp(kind, "network") == 0) {
+		cJSON_AddStringToObject(l, "com.docker.compose.network", service);
+	} else if (strcmp(kind, "volume") == 0) {
+		cJSON_AddStringToObject(l, "com.docker.compose.volume", service);
+	}
+	cJSON_AddStringToObject(l, "io.taskenv.task", plan->task);
+	cJSON_AddStringToObject(l, "io.taskenv.ledger", plan->ledger_id);
+	cJSON_AddStringToObject(l, "io.taskenv.version", TASKENV_VERSION);
+	return l;
+}
+
+/* The file's own labels first, ours last so nobody can forge ownership. */
+static cJSON *merged_labels(const struct svc_plan *plan, const char *kind, const char *key,
+			    const struct svc_kv *kv, size_t n)
+{
+	cJSON *l = cJSON_CreateObject();
+	te_autojson cJSON *ours = svc_plan_labels(plan, kind, key);
+	cJSON *it;
+
+	for (size_t i = 0; i < n; i++)
+		if (kv[i].value && !cJSON_GetObjectItemCaseSensitive(ours, kv[i].key))
+			cJSON_AddStringToObject(l, kv[i].key, kv[i].value);
+	cJSON_ArrayForEach(it, ours)
+		cJSON_AddStringToObject(l, it->string, it->valuestring);
+	return l;
+}
+
+cJSON *svc_plan_network_body(const struct svc_plan *plan, const struct svc_plan_network *n)
+{
+	cJSON *b = cJSON_CreateObject();
+	const struct svc_network *d = n->decl;
+
+	cJSON_AddStringToObject(b, "Name", n->name);
+	cJSON_AddStringToObject(b, "Driver", d && d->driver ? d->driver : "bridge");
+	cJSON_AddBoolToObject(b, "CheckDuplicate", 1);
+	cJSON_AddBoolToObject(b, "Internal", d && d->internal);
+	cJSON_AddItemToObject(b, "Labels", merged_labels(plan, "network", n->key, d ? d->labels : NULL,
+							 d ? d->n_labels : 0));
+	return b;
+}
+
+cJSON *svc_plan_volume_body(const struct svc_plan *plan, const struct svc_plan_volume *v)
+{
+	cJSON *b = cJSON_CreateObject();
+	const struct svc_volume *d = v->decl;
+
+	cJSON_AddStringToObject(b, "Name", v->name);
+	cJSON_AddStringToObject(b, "Driver", d && d->driver ? d->driver : "local");
+	cJSON_AddItemToObject(b, "Labels", merged_labels(plan, "volume", v->key, d ? d->labels : NULL,
+							 d ? d->n_labels : 0));
+	return b;
+}
+
+static cJSON *strv_json(char *const *v)
+{
+	cJSON *a = cJSON_CreateArray();
+
+	for (size_t i = 0; v && v[i]; i++)
+		cJSON_AddItemToArray(a, cJSON_CreateString(v[i]));
+	return a;
+}
+
+static cJSON *env_json(const struct svc_service *s)
+{
+	cJSON *a = cJSON_CreateArray();
+
+	for (size_t i = 0; i < s->n_environment; i++) {
+		te_autofree char *kv = NULL;
+
+		if (!s->environment[i].value)
+			continue;
+		kv = xasprintf("%s=%s", s->environment[i].key, s->environment[i].value);
+		cJSON_AddItemToArray(a, cJSON_CreateString(kv));
+	}
+	return a;
+}
+
+static void add_ports(cJSON *cfg, cJSON *hc, const struct svc_service *s, const int *host_ports)
+{
+	cJSON *exposed = cJSON_AddObjectToObject(cfg, "ExposedPorts");
+	cJSON *bindings = cJSON_AddObjectToObject(hc, "PortBindings");
+
+	for (size_t i = 0; i < s->n_ports; i++) {
+		char key[32], port[16];
+		cJSON *list, *b;
+
+		snprintf(key, sizeof(key), "%d/%s", s->ports[i].container_port, s->ports[i].proto);
+		snprintf(port, sizeof(port), "%d", host_ports[i]);
+		if (!cJSON_GetObjectItemCaseSensitive(exposed, key))
+			cJSON_AddObjectToObject(exposed, key);
+		list = cJSON_GetObjectItemCaseSensitive(bindings, key);
+		if (!list)
+			list = cJSON_AddArrayToObject(bindings, key);
+		b = cJSON_CreateObject();
+		cJSON_AddStringToObject(b, "HostIp", SVC_HOST_IP);
+		cJSON_AddStringToObject(b, "HostPort", port);
+		cJSON_AddItemToArray(list, b);
+	}
+}
+
+static void add_mounts(cJSON *cfg, cJSON *hc, const struct svc_plan *plan, const struct svc_service *s)
+{
+	cJSON *binds = cJSON_AddArrayToObject(hc, "Binds");
+	cJSON *anon = cJSON_AddObjectToObject(cfg, "Volumes");
+
+	for (size_t i = 0; i < s->n_mounts; i++) {
+		const struct svc_mount *m = &s->mounts[i];
+		const char *src = m->source;
+		te_autofree char *b = NULL;
+
+		if (!src) {
+			cJSON_AddObjectToObject(anon, m->target);
+			continue;
+		}
+		if (m->type == SVC_MOUNT_VOLUME) {
+			const struct svc_plan_volume *v = svc_plan_volume_by_key(plan, src);
+
+			if (!v)
+				TE_BUG("volume mount of an unplanned volume");
+			src = v->name;
+		}
+		b = xasprintf("%s:%s%s", src, m->target, m->read_only ? ":ro" : "");
+		cJSON_AddItemToArray(binds, cJSON_CreateString(b));
+	}
+}
+
+static cJSON *networking_config(const struct svc_plan_container *c)
+{
+	cJSON *nc = cJSON_CreateObject();
+	cJSON *eps = cJSON_AddObjectToObject(nc, "EndpointsConfig");
+	cJSON *ep;
+
+	if (!c->networks || !c->networks[0])
+		return nc;
+	ep = cJSON_AddObjectToObject(eps, c->networks[0]);
+	cJSON_AddItemToObject(ep, "Aliases", strv_json(c->aliases));
+	return nc;
+}
+
+cJSON *svc_plan_container_body(const struct svc_plan *plan, const struct svc_plan_container *c,
+			       const int *host_ports)
+{
+	const struct svc_service *s = c->svc;
+	cJSON *b = cJSON_CreateObject();
+	cJSON *hc;
+
+	cJSON_AddStringToObject(b, "Image", s->image);
+	if (s->command)
+		cJSON_AddItemToObject(b, "Cmd", strv_json(s->command));
+	if (s->entrypoint)
+		cJSON_AddItemToObject(b, "Entrypoint", strv_json(s->entrypoint));
+	cJSON_AddItemToObject(b, "Env", env_json(s));
+	if (s->working_dir)
+		cJSON_AddStringToObject(b, "WorkingDir", s->working_dir);
+	if (s->user)
+		cJSON_AddStringToObject(b, "User", s->user);
+	cJSON_AddItemToObject(b, "Labels", merged_labels(plan, "container", s->name, s->labels, s->n_labels));
+	hc = cJSON_CreateObject();
+	add_ports(b, hc, s, host_ports);
+	add_mounts(b, hc, plan, s);
+	cJSON_AddStringToObject(hc, "NetworkMode", c->networks && c->networks[0] ? c->networks[0] : "none");
+	cJSON_AddItemToObject(b, "HostConfig", hc);
+	cJSON_AddItemToObject(b, "NetworkingConfig", networking_config(c));
+	return b;
+}

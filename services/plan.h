@@ -1,0 +1,80 @@
+/* The plan: a loaded Compose project plus a task name, turned into the
+ * exact names, labels, order and Engine API bodies taskenv will create.
+ * Pure: no engine, no ledger; unit-tested. */
+#ifndef TASKENV_SERVICES_PLAN_H
+#define TASKENV_SERVICES_PLAN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+struct te_err;
+struct cJSON;
+struct svc_project;
+struct svc_service;
+struct svc_network;
+struct svc_volume;
+
+/* Where published ports are bound: loopback only, always. */
+#define SVC_HOST_IP "127.0.0.1"
+
+struct svc_plan_network {
+	char *key;                        /* "default" or the top-level key */
+	char *name;                       /* engine name: "<task>_<key>", or the external name */
+	bool external;                    /* used, never created or removed */
+	const struct svc_network *decl;   /* borrowed; NULL for the implied default */
+};
+
+struct svc_plan_volume {
+	char *key;
+	char *name;
+	bool external;
+	const struct svc_volume *decl;    /* borrowed */
+};
+
+struct svc_plan_container {
+	char *name;                       /* "<task>-<service>-1" */
+	const struct svc_service *svc;    /* borrowed from the project */
+	char **networks;                  /* NULL-terminated engine network names, first is primary */
+	char **aliases;                   /* NULL-terminated: service name, container_name if any */
+};
+
+struct svc_plan {
+	char *task;
+	char *ledger_id;
+	const struct svc_project *project;   /* borrowed; must outlive the plan */
+	struct svc_plan_network *networks;   /* only networks some service uses */
+	size_t n_networks;
+	struct svc_plan_volume *volumes;     /* only volumes some service uses */
+	size_t n_volumes;
+	struct svc_plan_container *containers; /* in depends_on order: dependencies first */
+	size_t n_containers;
+};
+
+/* Build the plan for PROJECT (borrowed) as TASK (already checked). Fails with
+ * TE_E_COMPOSE on a depends_on cycle ("FILE:LINE:COL: dependency cycle: a -> b -> a").
+ * Owned result (svc_plan_free). */
+struct svc_plan *svc_plan_build(const struct svc_project *project, const char *task,
+				const char *ledger_id, struct te_err *err);
+void svc_plan_free(struct svc_plan *plan);
+
+/* Labels every object of the plan carries, plus KIND-specific ones:
+ * kind "container" (SERVICE = service name), "network" / "volume" (SERVICE = key).
+ * Owned cJSON object. */
+struct cJSON *svc_plan_labels(const struct svc_plan *plan, const char *kind, const char *service);
+
+/* Engine API bodies, owned cJSON:
+ * POST /networks/create and POST /volumes/create bodies; */
+struct cJSON *svc_plan_network_body(const struct svc_plan *plan, const struct svc_plan_network *n);
+struct cJSON *svc_plan_volume_body(const struct svc_plan *plan, const struct svc_plan_volume *v);
+/* POST /containers/create body. HOST_PORTS[i] is the host port allocated
+ * for c->svc->ports[i]; bound on SVC_HOST_IP only. Only the primary network
+ * goes in NetworkingConfig (API < 1.44 takes one); the rest are connected
+ * after create. */
+struct cJSON *svc_plan_container_body(const struct svc_plan *plan, const struct svc_plan_container *c,
+				      const int *host_ports);
+
+/* Look up a planned network/volume by key; borrowed or NULL. */
+const struct svc_plan_network *svc_plan_network_by_key(const struct svc_plan *plan, const char *key);
+const struct svc_plan_volume *svc_plan_volume_by_key(const struct svc_plan *plan, const char *key);
+
+#endif

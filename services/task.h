@@ -1,0 +1,27 @@
+/* Task identity and the one place that computes resource names. */
+#ifndef TASKENV_SERVICES_TASK_H
+#define TASKENV_SERVICES_TASK_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+struct te_err;
+
+#define SVC_TASK_NAME_RULE "[a-z0-9][a-z0-9_-]{0,62}"
+
+/* 0 if NAME matches SVC_TASK_NAME_RULE, else -1 with TE_E_TASKNAME and a
+ * message quoting NAME and the rule. Never rewrites the name. */
+int svc_task_name_check(const char *name, struct te_err *err);
+
+/* The task name from FLAG (-t), else $TASKENV_TASK, else the current git
+ * branch of DIR with everything up to the last '/' dropped
+ * ("agent/auth-refactor" -> "auth-refactor"). The result is checked with
+ * svc_task_name_check. Owned result or NULL. */
+char *svc_task_resolve(const char *flag, const char *dir, struct te_err *err);
+
+/* Names, all owned: "<task>-<service>-<n>", "<task>_<key>". */
+char *svc_name_container(const char *task, const char *service, int n);
+char *svc_name_network(const char *task, const char *key);
+char *svc_name_volume(const char *task, const char *key);
+
+#endif

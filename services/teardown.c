@@ -1,0 +1,164 @@
+#include "services/teardown.h"
+#include "engine/engine.h"
+#include "state/ledger.h"
+#include "common/err.h"
+#include "common/mem.h"
+
+#define TE_WITH_CJSON
+#include "common/cleanup.h"
+
+#include <stdio.h>
+#include <string.h>
+
+struct down {
+	struct engine *e;
+	struct ledger *l;
+	const char *task;
+	const struct svc_down_opts *opts;
+	struct svc_down_result *res;
+};
+
+static void step(const struct down *d, const struct state_resource *r, const char *what)
+{
+	if (d->opts->progress)
+		d->opts->progress(d->opts->progress_ctx, r->kind, r->name, what);
+}
+
+static int inspect(struct down *d, const struct state_resource *r, cJSON **obj, struct te_err *err)
+{
+	const char *ref = r->engine_id ? r->engine_id : r->name;
+
+	if (strcmp(r->kind, "container") == 0)
+		return engine_container_inspect(d->e, ref, obj, err);
+	if (strcmp(r->kind, "network") == 0)
+		return engine_network_inspect(d->e, ref, obj, err);
+	if (strcmp(r->kind, "volume") == 0)
+		return engine_volume_inspect(d->e, r->name, obj, err);
+	return te_err_set(err, TE_E_FAIL, "unknown resource kind '%s' for '%s'", r->kind, r->name);
+}
+
+/* Removed only when the ledger owns it (the row) and the object says so
+ * too (its labels name this task and this ledger). */
+static bool labels_match(const struct down *d, const cJSON *obj)
+{
+	const cJSON *labels = cJSON_GetObjectItemCaseSensitive(obj, "Labels");
+	const cJSON *cfg = cJSON_GetObjectItemCaseSensitive(obj, "Config");
+	const char *t, *l;
+
+	if (cfg && !cJSON_IsObject(labels))
+		labels = cJSON_GetObjectItemCaseSensitive(cfg, "Labels");
+	t = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(labels, "io.taskenv.task"));
+	l = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(labels, "io.taskenv.ledger"));
+	return t && l && strcmp(t, d->task) == 0 && strcmp(l, state_ledger_id(d->l)) == 0;
+}
+
+static int remove_object(struct down *d, const struct state_resource *r, const char *id,
+			 struct te_err *err)
+{
+	if (strcmp(r->kind, "container") == 0) {
+		if (engine_container_stop(d->e, id, d->opts->stop_timeout, err) < 0 &&
+		    err->code != TE_E_NOTFOUND)
+			return -1;
+		return engine_container_remove(d->e, id, true, err);
+	}
+	if (strcmp(r->kind, "network") == 0)
+		return engine_network_remove(d->e, id, err);
+	return engine_volume_remove(d->e, r->name, false, err);
+}
+
+/* One row. Returns -1 only when the engine cannot be reached at all:
+ * everything else is counted and recorded, and the caller goes on. */
+static int down_one(struct down *d, const struct state_resource *r, struct te_err *err)
+{
+	te_autojson cJSON *obj = NULL;
+	const char *id;
+	char what[sizeof(err->msg) + 16];
+
+	if (inspect(d, r, &obj, err) < 0) {
+		if (err->code == TE_E_UNREACHABLE)
+			return -1;
+		if (err->code != TE_E_NOTFOUND)
+			goto failed;
+		d->res->gone++;
+		step(d, r, "already gone");
+		return state_resource_set_state(d->l, r->id, STATE_REMOVED, err);
+	}
+	if (!labels_match(d, obj)) {
+		d->res->refused++;
+		step(d, r, "not ours, left alone");
+		return state_resource_set_state(d->l, r->id, STATE_REMOVED, err);
+	}
+	if (strcmp(r->kind, "volume") == 0 && !d->opts->volumes) {
+		d->res->kept++;
+		step(d, r, "kept");
+		return 0;
+	}
+	id = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(obj, "Id"));
+	if (state_resource_set_state(d->l, r->id, STATE_REMOVING, err) < 0)
+		return -1;
+	if (remove_object(d, r, id ? id : r->name, err) < 0 && err->code != TE_E_NOTFOUND) {
+		if (err->code == TE_E_UNREACHABLE)
+			return -1;
+		goto failed;
+	}
+	d->res->removed++;
+	step(d, r, "removed");
+	return state_resource_set_state(d->l, r->id, STATE_REMOVED, err);
+failed:
+	d->res->remaining++;
+	snprintf(what, sizeof(what), "failed: %s", err->msg);
+	step(d, r, what);
+	return state_resource_set_state(d->l, r->id, STATE_PENDING, err);
+}
+
+static int down_kind(struct down *d, const char *kind, struct te_err *err)
+{
+	struct state_resource *rows = NULL;
+	size_t n = 0;
+	int rc = 0;
+
+	if (state_resource_list(d->l, d->task, false, &rows, &n, err) < 0)
+		return -1;
+	/* Containers before networks before volumes: each holds the next. */
+	for (size_t i = 0; i < n && rc == 0; i++)
+		if (strcmp(rows[i].kind, kind) == 0)
+			rc = down_one(d, &rows[i], err);
+	state_resources_free(rows, n);
+	return rc;
+}
+
+static int finish(struct down *d, struct te_err *err)
+{
+	if (d->res->remaining) {
+		state_task_set_status(d->l, d->task, "pending", err);
+		return te_err_set(err, TE_E_REMAINS, "task '%s': %zu owned resource(s) remain; run down again",
+				  d->task, d->res->remaining);
+	}
+	if (d->res->kept)
+		return state_task_set_status(d->l, d->task, "down", err);
+	if (state_port_release_task(d->l, d->task, err) < 0)
+		return -1;
+	return state_task_delete(d->l, d->task, err);
+}
+
+int svc_down(struct engine *e, struct ledger *l, const char *task, const struct svc_down_opts *opts,
+	     struct svc_down_result *res, struct te_err *err)
+{
+	struct down d = { e, l, task, opts, res };
+	struct state_task t;
+	static const char *const order[] = { "container", "network", "volume" };
+
+	memset(res, 0, sizeof(*res));
+	if (state_task_get(l, task, &t, err) < 0) {
+		if (err->code != TE_E_NOTFOUND)
+			return -1;
+		te_err_clear(err);
+		return 0;
+	}
+	state_task_release(&t);
+	for (size_t i = 0; i < sizeof(order) / sizeof(order[0]); i++)
+		if (down_kind(&d, order[i], err) < 0)
+			return -1;
+	state_event_add(l, task, "down", "down complete", err);
+	return finish(&d, err);
+}

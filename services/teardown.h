@@ -1,0 +1,45 @@
+/* `down`: driven by the ledger alone, so it works after the Compose file
+ * or the whole project directory is gone. */
+#ifndef TASKENV_SERVICES_TEARDOWN_H
+#define TASKENV_SERVICES_TEARDOWN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "services/progress.h"
+
+struct te_err;
+struct engine;
+struct ledger;
+
+struct svc_down_opts {
+	bool volumes;             /* also remove named volumes (else they are kept) */
+	int stop_timeout;         /* seconds given to each container to stop; default 10 */
+	svc_progress_fn progress; /* may be NULL; what: "removed", "already gone", "kept",
+				     "not ours, left alone", "failed: <reason>" */
+	void *progress_ctx;
+};
+
+struct svc_down_result {
+	size_t removed;    /* removed now */
+	size_t gone;       /* recorded but already absent from the engine */
+	size_t kept;       /* volumes kept without --volumes */
+	size_t refused;    /* engine object by that name carries another owner's labels */
+	size_t remaining;  /* owned and still present after a failed removal (pending) */
+};
+
+/* Remove what the ledger says TASK owns on engine E: containers (stop,
+ * then DELETE ?v=1), then networks, then volumes when OPTS->volumes.
+ * Each object's io.taskenv.task and io.taskenv.ledger labels are checked
+ * first; an object that belongs to anything else is never touched. A
+ * failed removal is recorded as pending and the rest goes on. When nothing
+ * the task owns remains, the task row and its port reservations are
+ * dropped; kept volumes keep the task (status "down") and its ports, so the
+ * next `up` finds the same data on the same ports.
+ * An unknown task is not an error (result all zero).
+ * Returns 0, or -1 with TE_E_REMAINS when owned objects remain (counted in
+ * *res), or another code when the engine or ledger fails outright. */
+int svc_down(struct engine *e, struct ledger *l, const char *task, const struct svc_down_opts *opts,
+	     struct svc_down_result *res, struct te_err *err);
+
+#endif

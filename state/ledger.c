@@ -1,0 +1,771 @@
+#define TE_WITH_SQLITE
+#include "state/ledger.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pwd.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "common/cleanup.h"
+#include "common/err.h"
+#include "common/mem.h"
+#include "state/ledger_int.h"
+
+/* Migration N (1-based) is migrations[N - 1]; applied in order, each in its
+ * own BEGIN IMMEDIATE transaction that also bumps PRAGMA user_version.
+ * Never edit a shipped migration: append a new one. */
+static const char *const migrations[] = {
+	"CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);"
+	"CREATE TABLE tasks(name TEXT PRIMARY KEY, project_dir TEXT, compose_files TEXT,"
+	" engine TEXT, status TEXT NOT NULL, created INTEGER NOT NULL, updated INTEGER NOT NULL);"
+	"CREATE TABLE resources(id INTEGER PRIMARY KEY AUTOINCREMENT, task TEXT NOT NULL,"
+	" kind TEXT NOT NULL, name TEXT NOT NULL, engine_id TEXT, service TEXT,"
+	" state TEXT NOT NULL"
+	"  CHECK(state IN ('intended','created','removing','removed','pending')),"
+	" detail TEXT, created INTEGER NOT NULL, updated INTEGER NOT NULL);"
+	/* One live owner per engine name; removed rows stay as history. */
+	"CREATE UNIQUE INDEX resources_active ON resources(kind, name) WHERE state <> 'removed';"
+	"CREATE INDEX resources_task ON resources(task);"
+	"CREATE TABLE ports(host_ip TEXT NOT NULL, host_port INTEGER NOT NULL, proto TEXT NOT NULL,"
+	" task TEXT NOT NULL, service TEXT NOT NULL, container_port INTEGER NOT NULL,"
+	" created INTEGER NOT NULL, PRIMARY KEY(host_ip, host_port, proto),"
+	" UNIQUE(task, service, container_port, proto));"
+	"CREATE TABLE events(id INTEGER PRIMARY KEY AUTOINCREMENT, ts INTEGER NOT NULL,"
+	" task TEXT, verb TEXT, message TEXT);",
+};
+
+/* How long a statement waits for another process's lock (ms). */
+#define BUSY_TIMEOUT_MS 10000
+
+_Static_assert(sizeof(migrations) / sizeof(migrations[0]) == LEDGER_SCHEMA_VERSION,
+	       "LEDGER_SCHEMA_VERSION must match the migrations array");
+
+/* ---- internal helpers (ledger_int.h) ---- */
+
+int ledger_fail(struct ledger *l, struct te_err *err)
+{
+	return te_err_set(err, TE_E_STATE, "ledger '%s': %s", l->path, sqlite3_errmsg(l->db));
+}
+
+static int bind_arg(sqlite3_stmt *st, int idx, const struct ledger_arg *a)
+{
+	if (a->type == 'i')
+		return sqlite3_bind_int64(st, idx, a->i);
+	if (a->type != 's')
+		TE_BUG("ledger_arg type must be 's' or 'i'");
+	if (!a->s)
+		return sqlite3_bind_null(st, idx);
+	return sqlite3_bind_text(st, idx, a->s, -1, SQLITE_STATIC);
+}
+
+int ledger_prepare(struct ledger *l, const char *sql, const struct ledger_arg *args, size_t n,
+		   sqlite3_stmt **out, struct te_err *err)
+{
+	te_autostmt sqlite3_stmt *st = NULL;
+
+	*out = NULL;
+	if (sqlite3_prepare_v2(l->db, sql, -1, &st, NULL) != SQLITE_OK)
+		return ledger_fail(l, err);
+	for (size_t i = 0; i < n; i++) {
+		if (bind_arg(st, (int)i + 1, &args[i]) != SQLITE_OK)
+			return ledger_fail(l, err);
+	}
+	*out = TE_STEAL(st);
+	return 0;
+}
+
+int ledger_step(struct ledger *l, sqlite3_stmt *st, struct te_err *err)
+{
+	int rc = sqlite3_step(st);
+
+	if (rc == SQLITE_ROW)
+		return 1;
+	if (rc == SQLITE_DONE)
+		return 0;
+	return ledger_fail(l, err);
+}
+
+int ledger_run(struct ledger *l, const char *sql, const struct ledger_arg *args, size_t n,
+	       int *changes, struct te_err *err)
+{
+	te_autostmt sqlite3_stmt *st = NULL;
+	int rc;
+
+	if (ledger_prepare(l, sql, args, n, &st, err) < 0)
+		return -1;
+	do
+		rc = ledger_step(l, st, err);
+	while (rc == 1);
+	if (rc < 0)
+		return -1;
+	if (changes)
+		*changes = sqlite3_changes(l->db);
+	return 0;
+}
+
+static int exec_sql(struct ledger *l, const char *sql, struct te_err *err)
+{
+	if (sqlite3_exec(l->db, sql, NULL, NULL, NULL) != SQLITE_OK)
+		return ledger_fail(l, err);
+	return 0;
+}
+
+int ledger_begin(struct ledger *l, struct te_err *err)
+{
+	return exec_sql(l, "BEGIN IMMEDIATE", err);
+}
+
+int ledger_commit(struct ledger *l, struct te_err *err)
+{
+	if (exec_sql(l, "COMMIT", err) == 0)
+		return 0;
+	ledger_rollback(l);
+	return -1;
+}
+
+void ledger_rollback(struct ledger *l)
+{
+	/* Some errors already rolled back; a second ROLLBACK would fail. */
+	if (!sqlite3_get_autocommit(l->db))
+		sqlite3_exec(l->db, "ROLLBACK", NULL, NULL, NULL);
+}
+
+char *ledger_col_text(sqlite3_stmt *st, int col)
+{
+	const unsigned char *s = sqlite3_column_text(st, col);
+
+	return s ? xstrdup((const char *)s) : NULL;
+}
+
+long long ledger_now(void)
+{
+	return (long long)time(NULL);
+}
+
+/* ---- paths and files ---- */
+
+static const char *home_dir(void)
+{
+	const char *h = getenv("HOME");
+	const struct passwd *pw;
+
+	if (h && *h)
+		return h;
+	pw = getpwuid(getuid());
+	return pw && pw->pw_dir && *pw->pw_dir ? pw->pw_dir : NULL;
+}
+
+char *state_default_path(void)
+{
+	const char *s = getenv("TASKENV_STATE");
+	const char *home;
+
+	if (s && *s)
+		return xstrdup(s);
+	s = getenv("XDG_STATE_HOME");
+	if (s && *s == '/')
+		return xasprintf("%s/taskenv/state.db", s);
+	home = home_dir();
+	if (!home)
+		return NULL;
+	return xasprintf("%s/.local/state/taskenv/state.db", home);
+}
+
+/* mkdir -p of PATH's parent; only directories we create get 0700. */
+static int make_parents(const char *path, struct te_err *err)
+{
+	te_autofree char *dir = xstrdup(path);
+
+	for (char *p = dir + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = '\0';
+		if (mkdir(dir, 0700) == 0) {
+			/* The umask may have left it wider or narrower than asked. */
+			chmod(dir, 0700);
+		} else if (errno != EEXIST) {
+			return te_err_set(err, TE_E_IO, "create ledger directory '%s': %s", dir,
+					  strerror(errno));
+		}
+		*p = '/';
+	}
+	return 0;
+}
+
+/* Create the file ourselves so sqlite never creates it with the umask's
+ * mode; an existing database keeps whatever mode its owner gave it. */
+static int create_file(const char *path, struct te_err *err)
+{
+	int fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+
+	if (fd < 0) {
+		if (errno == EEXIST)
+			return 0;
+		return te_err_set(err, TE_E_IO, "create ledger '%s': %s", path, strerror(errno));
+	}
+	if (fchmod(fd, 0600) < 0) {
+		int e = errno;
+
+		close(fd);
+		return te_err_set(err, TE_E_IO, "chmod ledger '%s': %s", path, strerror(e));
+	}
+	close(fd);
+	return 0;
+}
+
+/* ---- open, migrate, identify ---- */
+
+/* Switching a fresh file to WAL upgrades a shared lock to an exclusive
+ * one; when two openers race, sqlite returns SQLITE_BUSY at once instead of
+ * calling the busy handler (waiting could deadlock), so retry here for as
+ * long as the busy timeout would have waited. Once one process has switched,
+ * the mode is in the file header and the others see it without a lock. */
+static int set_wal(struct ledger *l, struct te_err *err)
+{
+	int rc = SQLITE_BUSY;
+
+	for (int waited = 0; waited < BUSY_TIMEOUT_MS; waited += 10) {
+		rc = sqlite3_exec(l->db, "PRAGMA journal_mode=WAL", NULL, NULL, NULL);
+		if (rc != SQLITE_BUSY && rc != SQLITE_LOCKED)
+			break;
+		sqlite3_sleep(10);
+	}
+	return rc == SQLITE_OK ? 0 : ledger_fail(l, err);
+}
+
+static int connect_db(struct ledger *l, struct te_err *err)
+{
+	int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_FULLMUTEX;
+
+	if (sqlite3_open_v2(l->path, &l->db, flags, NULL) != SQLITE_OK)
+		return ledger_fail(l, err);
+	sqlite3_busy_timeout(l->db, BUSY_TIMEOUT_MS);
+	if (set_wal(l, err) < 0)
+		return -1;
+	if (exec_sql(l, "PRAGMA foreign_keys=ON", err) < 0)
+		return -1;
+	return exec_sql(l, "PRAGMA synchronous=NORMAL", err);
+}
+
+static int user_version(struct ledger *l, int *v, struct te_err *err)
+{
+	te_autostmt sqlite3_stmt *st = NULL;
+	int rc;
+
+	if (ledger_prepare(l, "PRAGMA user_version", NULL, 0, &st, err) < 0)
+		return -1;
+	rc = ledger_step(l, st, err);
+	if (rc < 0)
+		return -1;
+	*v = rc == 1 ? sqlite3_column_int(st, 0) : 0;
+	return 0;
+}
+
+/* Apply migration *V + 1 unless another process did it while we waited for
+ * the write lock; *V is the version afterwards. */
+static int migrate_step(struct ledger *l, int *v, struct te_err *err)
+{
+	char bump[64];
+
+	if (ledger_begin(l, err) < 0)
+		return -1;
+	if (user_version(l, v, err) < 0)
+		goto fail;
+	if (*v >= LEDGER_SCHEMA_VERSION)
+		return ledger_commit(l, err);
+	if (exec_sql(l, migrations[*v], err) < 0)
+		goto fail;
+	/* PRAGMA takes no bound parameters; the value is our own integer. */
+	snprintf(bump, sizeof(bump), "PRAGMA user_version = %d", *v + 1);
+	if (exec_sql(l, bump, err) < 0)
+		goto fail;
+	if (ledger_commit(l, err) < 0)
+		return -1;
+	(*v)++;
+	return 0;
+fail:
+	ledger_rollback(l);
+	return -1;
+}
+
+static int migrate(struct ledger *l, struct te_err *err)
+{
+	int v;
+
+	if (user_version(l, &v, err) < 0)
+		return -1;
+	while (v < LEDGER_SCHEMA_VERSION) {
+		if (migrate_step(l, &v, err) < 0)
+			return -1;
+	}
+	if (v > LEDGER_SCHEMA_VERSION)
+		return te_err_set(err, TE_E_STATE,
+				  "ledger '%s': schema version %d is newer than this taskenv (%d)",
+				  l->path, v, LEDGER_SCHEMA_VERSION);
+	return 0;
+}
+
+/* 1 and l->id filled when the ledger has an id, 0 when not yet. */
+static int read_id(struct ledger *l, struct te_err *err)
+{
+	static const char sql[] = "SELECT value FROM meta WHERE key = 'ledger_id'";
+	te_autostmt sqlite3_stmt *st = NULL;
+	const unsigned char *v;
+	int rc;
+
+	if (ledger_prepare(l, sql, NULL, 0, &st, err) < 0)
+		return -1;
+	rc = ledger_step(l, st, err);
+	if (rc <= 0)
+		return rc;
+	v = sqlite3_column_text(st, 0);
+	if (!v || strlen((const char *)v) != sizeof(l->id) - 1)
+		return te_err_set(err, TE_E_STATE, "ledger '%s': malformed ledger id", l->path);
+	memcpy(l->id, v, sizeof(l->id));
+	return 1;
+}
+
+static int random_hex(char *out, size_t nbytes, struct te_err *err)
+{
+	unsigned char raw[32];
+	size_t got = 0;
+
+	if (nbytes > sizeof(raw))
+		TE_BUG("random_hex: too many bytes");
+	while (got < nbytes) {
+		ssize_t r = getrandom(raw + got, nbytes - got, 0);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			return te_err_set(err, TE_E_IO, "getrandom: %s", strerror(errno));
+		got += (size_t)r;
+	}
+	for (size_t i = 0; i < nbytes; i++)
+		snprintf(out + 2 * i, 3, "%02x", raw[i]);
+	return 0;
+}
+
+/* Another process may be creating the id right now: INSERT OR IGNORE keeps
+ * whichever came first, and everyone reads that one back. */
+static int load_id(struct ledger *l, struct te_err *err)
+{
+	char fresh[sizeof(l->id)];
+	const struct ledger_arg a[] = { LEDGER_S(fresh) };
+	int rc = read_id(l, err);
+
+	if (rc != 0)
+		return rc < 0 ? -1 : 0;
+	if (random_hex(fresh, (sizeof(fresh) - 1) / 2, err) < 0)
+		return -1;
+	if (ledger_run(l, "INSERT OR IGNORE INTO meta(key, value) VALUES('ledger_id', ?1)", a,
+		       LEDGER_NARGS(a), NULL, err) < 0)
+		return -1;
+	rc = read_id(l, err);
+	if (rc == 0)
+		return te_err_set(err, TE_E_STATE, "ledger '%s': ledger id missing", l->path);
+	return rc < 0 ? -1 : 0;
+}
+
+struct ledger *state_open(const char *path, struct te_err *err)
+{
+	te_autofree char *def = NULL;
+	struct ledger *l;
+
+	if (!path) {
+		def = state_default_path();
+		if (!def) {
+			te_err_set(err, TE_E_IO, "no ledger path: set $TASKENV_STATE or $HOME");
+			return NULL;
+		}
+		path = def;
+	}
+	if (make_parents(path, err) < 0 || create_file(path, err) < 0)
+		return NULL;
+	l = xcalloc(1, sizeof(*l));
+	l->path = xstrdup(path);
+	if (connect_db(l, err) < 0 || migrate(l, err) < 0 || load_id(l, err) < 0) {
+		state_close(l);
+		return NULL;
+	}
+	return l;
+}
+
+void state_close(struct ledger *l)
+{
+	if (!l)
+		return;
+	sqlite3_close_v2(l->db);
+	free(l->path);
+	free(l);
+}
+
+const char *state_ledger_id(const struct ledger *l)
+{
+	return l->id;
+}
+
+const char *state_path(const struct ledger *l)
+{
+	return l->path;
+}
+
+/* ---- tasks ---- */
+
+void state_task_release(struct state_task *t)
+{
+	if (!t)
+		return;
+	free(t->name);
+	free(t->project_dir);
+	free(t->compose_files);
+	free(t->engine);
+	free(t->status);
+	memset(t, 0, sizeof(*t));
+}
+
+void state_tasks_free(struct state_task *v, size_t n)
+{
+	for (size_t i = 0; v && i < n; i++)
+		state_task_release(&v[i]);
+	free(v);
+}
+
+#define TASK_COLS "name, project_dir, compose_files, engine, status, created, updated"
+
+static void task_from_row(sqlite3_stmt *st, struct state_task *t)
+{
+	t->name = ledger_col_text(st, 0);
+	t->project_dir = ledger_col_text(st, 1);
+	t->compose_files = ledger_col_text(st, 2);
+	t->engine = ledger_col_text(st, 3);
+	t->status = ledger_col_text(st, 4);
+	t->created = sqlite3_column_int64(st, 5);
+	t->updated = sqlite3_column_int64(st, 6);
+}
+
+int state_task_upsert(struct ledger *l, const char *name, const char *project_dir,
+		      const char *compose_files, const char *engine, const char *status,
+		      struct te_err *err)
+{
+	static const char sql[] =
+		"INSERT INTO tasks(" TASK_COLS ") VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?6)"
+		" ON CONFLICT(name) DO UPDATE SET project_dir = excluded.project_dir,"
+		" compose_files = excluded.compose_files, engine = excluded.engine,"
+		" status = excluded.status, updated = excluded.updated";
+	const struct ledger_arg a[] = { LEDGER_S(name),	  LEDGER_S(project_dir),
+					LEDGER_S(compose_files), LEDGER_S(engine),
+					LEDGER_S(status), LEDGER_I(ledger_now()) };
+
+	return ledger_run(l, sql, a, LEDGER_NARGS(a), NULL, err);
+}
+
+int state_task_set_status(struct ledger *l, const char *name, const char *status, struct te_err *err)
+{
+	static const char sql[] = "UPDATE tasks SET status = ?2, updated = ?3 WHERE name = ?1";
+	const struct ledger_arg a[] = { LEDGER_S(name), LEDGER_S(status), LEDGER_I(ledger_now()) };
+	int changes;
+
+	if (ledger_run(l, sql, a, LEDGER_NARGS(a), &changes, err) < 0)
+		return -1;
+	if (changes == 0)
+		return te_err_set(err, TE_E_NOTFOUND, "task '%s' is not in the ledger", name);
+	return 0;
+}
+
+int state_task_get(struct ledger *l, const char *name, struct state_task *out, struct te_err *err)
+{
+	static const char sql[] = "SELECT " TASK_COLS " FROM tasks WHERE name = ?1";
+	const struct ledger_arg a[] = { LEDGER_S(name) };
+	te_autostmt sqlite3_stmt *st = NULL;
+	int rc;
+
+	memset(out, 0, sizeof(*out));
+	if (ledger_prepare(l, sql, a, LEDGER_NARGS(a), &st, err) < 0)
+		return -1;
+	rc = ledger_step(l, st, err);
+	if (rc < 0)
+		return -1;
+	if (rc == 0)
+		return te_err_set(err, TE_E_NOTFOUND, "task '%s' is not in the ledger", name);
+	task_from_row(st, out);
+	return 0;
+}
+
+int state_task_list(struct ledger *l, struct state_task **out, size_t *n, struct te_err *err)
+{
+	static const char sql[] = "SELECT " TASK_COLS " FROM tasks ORDER BY name";
+	te_autostmt sqlite3_stmt *st = NULL;
+	struct state_task *v = NULL;
+	size_t len = 0, cap = 0;
+	int rc;
+
+	*out = NULL;
+	*n = 0;
+	if (ledger_prepare(l, sql, NULL, 0, &st, err) < 0)
+		return -1;
+	for (;;) {
+		rc = ledger_step(l, st, err);
+		if (rc != 1)
+			break;
+		if (len == cap) {
+			cap = cap ? 2 * cap : 8;
+			v = xrealloc(v, cap * sizeof(*v));
+		}
+		task_from_row(st, &v[len++]);
+	}
+	if (rc < 0) {
+		state_tasks_free(v, len);
+		return -1;
+	}
+	*out = v;
+	*n = len;
+	return 0;
+}
+
+/* Count rows for the delete check; SQL yields one integer. */
+static int count_rows(struct ledger *l, const char *sql, const char *task, long long *count,
+		      struct te_err *err)
+{
+	const struct ledger_arg a[] = { LEDGER_S(task) };
+	te_autostmt sqlite3_stmt *st = NULL;
+	int rc;
+
+	if (ledger_prepare(l, sql, a, LEDGER_NARGS(a), &st, err) < 0)
+		return -1;
+	rc = ledger_step(l, st, err);
+	if (rc < 0)
+		return -1;
+	*count = rc == 1 ? sqlite3_column_int64(st, 0) : 0;
+	return 0;
+}
+
+static int task_delete_locked(struct ledger *l, const char *name, struct te_err *err)
+{
+	const struct ledger_arg a[] = { LEDGER_S(name) };
+	long long res, ports;
+	int changes;
+
+	if (count_rows(l, "SELECT count(*) FROM resources WHERE task = ?1 AND state <> 'removed'",
+		       name, &res, err) < 0 ||
+	    count_rows(l, "SELECT count(*) FROM ports WHERE task = ?1", name, &ports, err) < 0)
+		return -1;
+	if (res > 0 || ports > 0)
+		return te_err_set(err, TE_E_CONFLICT,
+				  "task '%s' still owns %lld resources and %lld port reservations "
+				  "in the ledger",
+				  name, res, ports);
+	if (ledger_run(l, "DELETE FROM tasks WHERE name = ?1", a, LEDGER_NARGS(a), &changes, err) < 0)
+		return -1;
+	if (changes == 0)
+		return te_err_set(err, TE_E_NOTFOUND, "task '%s' is not in the ledger", name);
+	return ledger_run(l, "DELETE FROM resources WHERE task = ?1", a, LEDGER_NARGS(a), NULL, err);
+}
+
+int state_task_delete(struct ledger *l, const char *name, struct te_err *err)
+{
+	if (ledger_begin(l, err) < 0)
+		return -1;
+	if (task_delete_locked(l, name, err) < 0) {
+		ledger_rollback(l);
+		return -1;
+	}
+	return ledger_commit(l, err);
+}
+
+/* ---- resources ---- */
+
+void state_resources_free(struct state_resource *v, size_t n)
+{
+	for (size_t i = 0; v && i < n; i++) {
+		free(v[i].task);
+		free(v[i].kind);
+		free(v[i].name);
+		free(v[i].engine_id);
+		free(v[i].service);
+		free(v[i].state);
+		free(v[i].detail);
+	}
+	free(v);
+}
+
+/* Find the live owner of KIND NAME: 1 with *id_out set for TASK, 0 when
+ * none, -1 (TE_E_CONFLICT) when another task owns it. */
+static int find_active(struct ledger *l, const char *task, const char *kind, const char *name,
+		       long long *id_out, struct te_err *err)
+{
+	static const char sql[] = "SELECT id, task FROM resources"
+				  " WHERE kind = ?1 AND name = ?2 AND state <> 'removed'";
+	const struct ledger_arg a[] = { LEDGER_S(kind), LEDGER_S(name) };
+	te_autostmt sqlite3_stmt *st = NULL;
+	const char *owner;
+	int rc;
+
+	if (ledger_prepare(l, sql, a, LEDGER_NARGS(a), &st, err) < 0)
+		return -1;
+	rc = ledger_step(l, st, err);
+	if (rc <= 0)
+		return rc;
+	owner = (const char *)sqlite3_column_text(st, 1);
+	if (!owner || strcmp(owner, task) != 0)
+		return te_err_set(err, TE_E_CONFLICT,
+				  "%s '%s' is already owned by task '%s' in this ledger", kind, name,
+				  owner ? owner : "");
+	*id_out = sqlite3_column_int64(st, 0);
+	return 1;
+}
+
+static int intend_locked(struct ledger *l, const char *task, const char *kind, const char *name,
+			 const char *service, long long *id_out, struct te_err *err)
+{
+	static const char sql[] =
+		"INSERT INTO resources(task, kind, name, service, state, created, updated)"
+		" VALUES(?1, ?2, ?3, ?4, 'intended', ?5, ?5)";
+	const struct ledger_arg a[] = { LEDGER_S(task), LEDGER_S(kind), LEDGER_S(name),
+					LEDGER_S(service), LEDGER_I(ledger_now()) };
+	int rc = find_active(l, task, kind, name, id_out, err);
+
+	if (rc != 0)
+		return rc < 0 ? -1 : 0;
+	if (ledger_run(l, sql, a, LEDGER_NARGS(a), NULL, err) < 0)
+		return -1;
+	*id_out = sqlite3_last_insert_rowid(l->db);
+	return 0;
+}
+
+int state_resource_intend(struct ledger *l, const char *task, const char *kind, const char *name,
+			  const char *service, long long *id_out, struct te_err *err)
+{
+	long long id = 0;
+
+	if (ledger_begin(l, err) < 0)
+		return -1;
+	if (intend_locked(l, task, kind, name, service, &id, err) < 0) {
+		ledger_rollback(l);
+		return -1;
+	}
+	if (ledger_commit(l, err) < 0)
+		return -1;
+	*id_out = id;
+	return 0;
+}
+
+/* Run an UPDATE of one resource row by id (?1); TE_E_NOTFOUND if none. */
+static int update_resource(struct ledger *l, const char *sql, const struct ledger_arg *a, size_t n,
+			   struct te_err *err)
+{
+	int changes;
+
+	if (ledger_run(l, sql, a, n, &changes, err) < 0)
+		return -1;
+	if (changes == 0)
+		return te_err_set(err, TE_E_NOTFOUND, "resource #%lld is not in the ledger", a[0].i);
+	return 0;
+}
+
+int state_resource_created(struct ledger *l, long long id, const char *engine_id, struct te_err *err)
+{
+	static const char sql[] = "UPDATE resources SET engine_id = ?2, state = 'created',"
+				  " updated = ?3 WHERE id = ?1";
+	const struct ledger_arg a[] = { LEDGER_I(id), LEDGER_S(engine_id), LEDGER_I(ledger_now()) };
+
+	return update_resource(l, sql, a, LEDGER_NARGS(a), err);
+}
+
+static bool known_state(const char *state)
+{
+	static const char *const states[] = { STATE_INTENDED, STATE_CREATED, STATE_REMOVING,
+					      STATE_REMOVED, STATE_PENDING };
+
+	for (size_t i = 0; state && i < sizeof(states) / sizeof(states[0]); i++) {
+		if (strcmp(state, states[i]) == 0)
+			return true;
+	}
+	return false;
+}
+
+int state_resource_set_state(struct ledger *l, long long id, const char *state, struct te_err *err)
+{
+	static const char sql[] = "UPDATE resources SET state = ?2, updated = ?3 WHERE id = ?1";
+	const struct ledger_arg a[] = { LEDGER_I(id), LEDGER_S(state), LEDGER_I(ledger_now()) };
+
+	if (!known_state(state))
+		return te_err_set(err, TE_E_STATE, "ledger '%s': unknown resource state '%s'",
+				  l->path, state ? state : "(null)");
+	return update_resource(l, sql, a, LEDGER_NARGS(a), err);
+}
+
+int state_resource_set_detail(struct ledger *l, long long id, const char *detail, struct te_err *err)
+{
+	static const char sql[] = "UPDATE resources SET detail = ?2, updated = ?3 WHERE id = ?1";
+	const struct ledger_arg a[] = { LEDGER_I(id), LEDGER_S(detail), LEDGER_I(ledger_now()) };
+
+	return update_resource(l, sql, a, LEDGER_NARGS(a), err);
+}
+
+static void resource_from_row(sqlite3_stmt *st, struct state_resource *r)
+{
+	r->id = sqlite3_column_int64(st, 0);
+	r->task = ledger_col_text(st, 1);
+	r->kind = ledger_col_text(st, 2);
+	r->name = ledger_col_text(st, 3);
+	r->engine_id = ledger_col_text(st, 4);
+	r->service = ledger_col_text(st, 5);
+	r->state = ledger_col_text(st, 6);
+	r->detail = ledger_col_text(st, 7);
+	r->created = sqlite3_column_int64(st, 8);
+	r->updated = sqlite3_column_int64(st, 9);
+}
+
+int state_resource_list(struct ledger *l, const char *task, bool include_removed,
+			struct state_resource **out, size_t *n, struct te_err *err)
+{
+	static const char sql[] =
+		"SELECT id, task, kind, name, engine_id, service, state, detail, created, updated"
+		" FROM resources WHERE task = ?1 AND (?2 OR state <> 'removed') ORDER BY id";
+	const struct ledger_arg a[] = { LEDGER_S(task), LEDGER_I(include_removed) };
+	te_autostmt sqlite3_stmt *st = NULL;
+	struct state_resource *v = NULL;
+	size_t len = 0, cap = 0;
+	int rc;
+
+	*out = NULL;
+	*n = 0;
+	if (ledger_prepare(l, sql, a, LEDGER_NARGS(a), &st, err) < 0)
+		return -1;
+	for (;;) {
+		rc = ledger_step(l, st, err);
+		if (rc != 1)
+			break;
+		if (len == cap) {
+			cap = cap ? 2 * cap : 8;
+			v = xrealloc(v, cap * sizeof(*v));
+		}
+		resource_from_row(st, &v[len++]);
+	}
+	if (rc < 0) {
+		state_resources_free(v, len);
+		return -1;
+	}
+	*out = v;
+	*n = len;
+	return 0;
+}
+
+/* ---- events ---- */
+
+int state_event_add(struct ledger *l, const char *task, const char *verb, const char *message,
+		    struct te_err *err)
+{
+	static const char sql[] = "INSERT INTO events(ts, task, verb, message) VALUES(?1, ?2, ?3, ?4)";
+	const struct ledger_arg a[] = { LEDGER_I(ledger_now()), LEDGER_S(task), LEDGER_S(verb),
+					LEDGER_S(message) };
+
+	return ledger_run(l, sql, a, LEDGER_NARGS(a), NULL, err);
+}

@@ -1,0 +1,168 @@
+/* The sqlite ledger: what each task owns, recorded *before* it is created.
+ * Knows nothing of engines or drivers.
+ *
+ * Protocol (ARCHITECTURE.md): a resource row moves
+ *   intended -> created (engine id recorded) -> removing -> removed,
+ * or to pending when a removal failed (the next down/gc retries it).
+ * Every write is its own committed transaction, so a SIGKILL at any point
+ * leaves a row that names what might exist.
+ *
+ * The database: mode 0600 (parent directory created 0700), WAL, busy timeout
+ * 10 s, schema versioned with PRAGMA user_version and migrated on open.
+ * All functions return 0 / -1 with TE_E_STATE (sqlite's message) unless
+ * noted; strings in returned structs are owned by the struct (free with the
+ * matching *_free). */
+#ifndef TASKENV_STATE_LEDGER_H
+#define TASKENV_STATE_LEDGER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+struct te_err;
+struct ledger;
+
+/* $TASKENV_STATE, else $XDG_STATE_HOME/taskenv/state.db, else
+ * $HOME/.local/state/taskenv/state.db. Empty variables count as unset, and a
+ * relative $XDG_STATE_HOME is ignored (XDG spec). Owned; NULL only when no
+ * home directory is known ($HOME unset and no passwd entry). */
+char *state_default_path(void);
+
+/* Open (creating and migrating) the ledger at PATH (NULL: the default).
+ * Creates a random ledger id (16 hex chars) on first open. Owned handle.
+ * Missing parent directories are created 0700 and a new database file 0600;
+ * the mode of an existing file is left alone. Safe to call from several
+ * processes at once on a fresh path: each migration runs under
+ * BEGIN IMMEDIATE and re-checks the version. Errors: TE_E_IO (directory or
+ * file creation, randomness), TE_E_STATE (sqlite, or a schema newer than
+ * this build). */
+struct ledger *state_open(const char *path, struct te_err *err);
+void state_close(struct ledger *l); /* NULL is a no-op */
+const char *state_ledger_id(const struct ledger *l); /* borrowed */
+const char *state_path(const struct ledger *l);      /* borrowed */
+
+/* ---- tasks ---- */
+struct state_task {
+	char *name;
+	char *project_dir;
+	char *compose_files; /* JSON array text of absolute paths */
+	char *engine;        /* socket path the task was created on */
+	char *status;        /* "up", "partial", "down", ... free text set by services/ */
+	long long created;   /* unix seconds */
+	long long updated;   /* unix seconds */
+};
+void state_task_release(struct state_task *t);
+void state_tasks_free(struct state_task *v, size_t n);
+
+/* Insert or update the task row (created is kept on update). */
+int state_task_upsert(struct ledger *l, const char *name, const char *project_dir,
+		      const char *compose_files, const char *engine, const char *status,
+		      struct te_err *err);
+/* TE_E_NOTFOUND when there is no such task. */
+int state_task_set_status(struct ledger *l, const char *name, const char *status, struct te_err *err);
+/* TE_E_NOTFOUND when there is no such task. */
+int state_task_get(struct ledger *l, const char *name, struct state_task *out, struct te_err *err);
+/* All tasks ordered by name; *out owned (state_tasks_free). */
+int state_task_list(struct ledger *l, struct state_task **out, size_t *n, struct te_err *err);
+/* Delete the task row; refused (TE_E_CONFLICT) while it has resources not
+ * in state removed or port reservations. The task's removed resource rows
+ * are deleted with it (the events table is the history), so a task name
+ * used again starts with an empty resource list. TE_E_NOTFOUND when there
+ * is no such task row. */
+int state_task_delete(struct ledger *l, const char *name, struct te_err *err);
+
+/* ---- resources ---- */
+#define STATE_INTENDED "intended"
+#define STATE_CREATED "created"
+#define STATE_REMOVING "removing"
+#define STATE_REMOVED "removed"
+#define STATE_PENDING "pending"
+
+struct state_resource {
+	long long id;
+	char *task;
+	char *kind;      /* "container", "network", "volume", later "postgres-schema", ... */
+	char *name;      /* the exact name given to the engine/driver */
+	char *engine_id; /* NULL until created */
+	char *service;   /* the Compose service/key it came from, or NULL */
+	char *state;     /* one of STATE_* */
+	char *detail;    /* free JSON text or NULL (never secrets) */
+	long long created;
+	long long updated;
+};
+void state_resources_free(struct state_resource *v, size_t n);
+
+/* Record the intent to create KIND NAME for TASK (state intended) and commit.
+ * Idempotent: when TASK already holds an active (not removed) row for KIND
+ * NAME, returns that row's id unchanged. When another task holds an active
+ * row with that KIND NAME, fails with TE_E_CONFLICT. */
+int state_resource_intend(struct ledger *l, const char *task, const char *kind, const char *name,
+			  const char *service, long long *id_out, struct te_err *err);
+/* Record the engine id and move to created. The id-taking functions below
+ * fail with TE_E_NOTFOUND when no row has ID. */
+int state_resource_created(struct ledger *l, long long id, const char *engine_id, struct te_err *err);
+/* Move to STATE (one of STATE_*; anything else fails with TE_E_STATE). */
+int state_resource_set_state(struct ledger *l, long long id, const char *state, struct te_err *err);
+/* Set the detail JSON text (NULL clears it). */
+int state_resource_set_detail(struct ledger *l, long long id, const char *detail, struct te_err *err);
+/* Rows of TASK in insertion order; removed rows only when INCLUDE_REMOVED. */
+int state_resource_list(struct ledger *l, const char *task, bool include_removed,
+			struct state_resource **out, size_t *n, struct te_err *err);
+
+/* ---- host ports ---- */
+struct state_port {
+	char *task;
+	char *service;
+	int container_port;
+	char proto[8];
+	char *host_ip;
+	int host_port;
+};
+void state_ports_free(struct state_port *v, size_t n);
+
+/* Is HOST_IP:PORT (PROTO) free on this machine? Return 0 if free, -1 if not. */
+typedef int (*state_port_probe_fn)(const char *host_ip, int port, const char *proto, void *ctx);
+
+/* The default probe (CTX unused): bind(2) a fresh socket to HOST_IP:PORT
+ * without SO_REUSEADDR and close it; SOCK_STREAM for "tcp", SOCK_DGRAM for
+ * "udp", SCTP for "sctp". 0 when the bind succeeds, -1 when it fails for any
+ * reason (in use, EACCES below 1024, an address not on this host, a HOST_IP
+ * that does not parse). A socket that cannot be created at all (no SCTP in
+ * the kernel, unknown PROTO) counts as free: the engine reports a real clash.
+ * HOST_IP is an IPv4 or IPv6 literal; it is IPv6 when it contains ':'. */
+int state_port_probe_bind(const char *host_ip, int port, const char *proto, void *ctx);
+
+/* Reserve a host port for TASK/SERVICE/CONTAINER_PORT/PROTO on HOST_IP inside
+ * one BEGIN IMMEDIATE transaction (unique on host_ip + host_port + proto):
+ *  - the same task/service/container_port/proto already holds one on
+ *    HOST_IP: reuse it (no probe: our own container may be holding it);
+ *    one held on another HOST_IP is dropped and a new one chosen;
+ *  - else HINT if it lies in [LO, HI], is unreserved and PROBE says free;
+ *  - else scan [LO, HI] from a start derived from a hash (FNV-1a) of
+ *    "task/service/container_port/proto", so tasks spread out and a task
+ *    tends to get the same port again, skipping reserved ports and those
+ *    PROBE reports busy.
+ * A port counts as reserved when a row holds it with the same PROTO on
+ * HOST_IP, or when either address is a wildcard ("0.0.0.0", "::").
+ * HOST_IP NULL means "127.0.0.1"; HINT 0 means none; PROBE NULL means every
+ * unreserved port is free. *PORT_OUT is set only on success.
+ * Errors: TE_E_USAGE for 1 <= LO <= HI <= 65535 not holding, a container
+ * port outside 1-65535 or a PROTO not 1-7 chars; exhausted: TE_E_PORTS
+ * "no free host port in LO-HI for service 'SVC' port P (N reserved in the
+ * ledger); widen the range or bring a task down"; TE_E_STATE otherwise. */
+int state_port_reserve(struct ledger *l, const char *task, const char *service, int container_port,
+		       const char *proto, const char *host_ip, int hint, int lo, int hi,
+		       state_port_probe_fn probe, void *probe_ctx, int *port_out, struct te_err *err);
+/* Reservations of TASK (NULL: all tasks), ordered by task, service,
+ * container port, proto. *out owned (state_ports_free). */
+int state_port_list(struct ledger *l, const char *task, struct state_port **out, size_t *n,
+		    struct te_err *err);
+/* Drop every reservation of TASK. */
+int state_port_release_task(struct ledger *l, const char *task, struct te_err *err);
+
+/* ---- events ---- */
+/* Append an audit record (ts = now, unix seconds) to the events table. Any
+ * of TASK, VERB, MESSAGE may be NULL. Never put secrets in MESSAGE. */
+int state_event_add(struct ledger *l, const char *task, const char *verb, const char *message,
+		    struct te_err *err);
+
+#endif

@@ -1,0 +1,60 @@
+/* Internals shared by state/ledger.c and state/ports.c: the handle, and
+ * helpers that prepare, bind and step statements and turn sqlite result
+ * codes into a te_err (TE_E_STATE "ledger 'PATH': <sqlite3_errmsg>").
+ * Not part of the public API; tests may include it for the schema version. */
+#ifndef TASKENV_STATE_LEDGER_INT_H
+#define TASKENV_STATE_LEDGER_INT_H
+
+#include <stddef.h>
+
+#include <sqlite3.h>
+
+struct te_err;
+
+/* PRAGMA user_version after all migrations in ledger.c have run. */
+#define LEDGER_SCHEMA_VERSION 1
+
+struct ledger {
+	sqlite3 *db;  /* owned */
+	char *path;   /* owned */
+	char id[17];  /* 16 hex chars + NUL */
+};
+
+/* One bound parameter; text may be NULL (bound as SQL NULL). Borrowed:
+ * the text must outlive the statement it is bound to. */
+struct ledger_arg {
+	char type; /* 's' text, 'i' integer */
+	const char *s;
+	long long i;
+};
+#define LEDGER_S(v) { 's', (v), 0 }
+#define LEDGER_I(v) { 'i', NULL, (long long)(v) }
+#define LEDGER_NARGS(a) (sizeof(a) / sizeof((a)[0]))
+
+/* TE_E_STATE with the connection's last sqlite message. Returns -1. */
+int ledger_fail(struct ledger *l, struct te_err *err);
+
+/* Prepare SQL and bind ARGS[0..N) to ?1..?N. *out owned (te_autostmt). */
+int ledger_prepare(struct ledger *l, const char *sql, const struct ledger_arg *args, size_t n,
+		   sqlite3_stmt **out, struct te_err *err);
+/* sqlite3_step: 1 for a row, 0 when done, -1 (err set) on failure. */
+int ledger_step(struct ledger *l, sqlite3_stmt *st, struct te_err *err);
+/* Prepare, bind, step to completion. *changes (may be NULL) gets
+ * sqlite3_changes() for a write. */
+int ledger_run(struct ledger *l, const char *sql, const struct ledger_arg *args, size_t n,
+	       int *changes, struct te_err *err);
+
+/* BEGIN IMMEDIATE (waits up to the busy timeout for the write lock). */
+int ledger_begin(struct ledger *l, struct te_err *err);
+/* COMMIT; on failure rolls back and sets err. */
+int ledger_commit(struct ledger *l, struct te_err *err);
+/* ROLLBACK if a transaction is open; never touches an error already set. */
+void ledger_rollback(struct ledger *l);
+
+/* Owned copy of a text column; NULL for SQL NULL. */
+char *ledger_col_text(sqlite3_stmt *st, int col);
+
+/* Current time in unix seconds. */
+long long ledger_now(void);
+
+#endif

@@ -1,0 +1,90 @@
+# Shared by the integration tests: a private engine, assertions, and checks
+# that list the engine itself (never taskenv) for what was left behind.
+# shellcheck shell=bash
+
+TE_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+PASSED=0
+FAILED=0
+FAILED_NAMES=()
+
+log() { printf '%s\n' "$*" >&2; }
+
+# api METHOD PATH: the Engine API on our private socket, JSON on stdout.
+api() {
+	curl -sS --unix-socket "$SOCK" -X "$1" "http://localhost$2"
+}
+
+# Objects of a kind (containers|networks|volumes) carrying LABEL (k or k=v), one name per line.
+engine_names() {
+	local kind=$1 label=$2 filter
+	filter=$(jq -rn --arg l "$label" '{label: [$l]} | @uri')
+	case $kind in
+	containers) api GET "/containers/json?all=1&filters=$filter" | jq -r '.[].Names[0] | ltrimstr("/")' ;;
+	networks) api GET "/networks?filters=$filter" | jq -r '.[].Name' ;;
+	volumes) api GET "/volumes?filters=$filter" | jq -r '(.Volumes // [])[].Name' ;;
+	esac
+}
+
+# The number of engine objects of every kind labelled with TASK (or any task).
+count_task_objects() {
+	local label="io.taskenv.task${1:+=$1}" n=0 k
+	for k in containers networks volumes; do
+		n=$((n + $(engine_names "$k" "$label" | grep -c . || true)))
+	done
+	echo "$n"
+}
+
+fail() {
+	log "    FAIL: $*"
+	return 1
+}
+
+assert_eq() { [ "$1" = "$2" ] || fail "expected '$2', got '$1' ${3:-}"; }
+assert_contains() { grep -qF -- "$2" <<<"$1" || fail "expected output to contain '$2'; got: $1"; }
+assert_not_contains() { ! grep -qF -- "$2" <<<"$1" || fail "expected output not to contain '$2'; got: $1"; }
+
+# run_test NAME: runs the function test_NAME in a subshell with errexit, counts it.
+run_test() {
+	local name=$1 start rc
+	start=$(date +%s)
+	log "--- $name"
+	(set -eE; "test_$name")
+	rc=$?
+	if [ $rc -eq 0 ]; then
+		PASSED=$((PASSED + 1))
+		log "    ok ($(($(date +%s) - start)) s)"
+	else
+		FAILED=$((FAILED + 1))
+		FAILED_NAMES+=("$name")
+		log "    FAILED ($(($(date +%s) - start)) s)"
+	fi
+}
+
+# te ARGS...: taskenv with our engine and ledger; output on stdout+stderr.
+te() { "$TASKENV" "$@"; }
+
+# Wait until CMD succeeds, at most SECONDS.
+wait_for() {
+	local secs=$1 i
+	shift
+	for ((i = 0; i < secs * 2; i++)); do
+		if "$@" >/dev/null 2>&1; then return 0; fi
+		sleep 0.5
+	done
+	return 1
+}
+
+# The host port taskenv gave SERVICE's container PORT in TASK.
+task_port() {
+	local key
+	key="TASKENV_PORT_$(tr 'a-z-' 'A-Z_' <<<"$2")_$3"
+	te env -t "$1" | sed -n "s/^$key=//p"
+}
+
+# Make a private copy of an example so tests can delete it.
+copy_example() {
+	local d
+	d=$(mktemp -d "$WORK/proj.XXXX")
+	cp -a "$TE_ROOT/examples/$1/." "$d/"
+	echo "$d"
+}

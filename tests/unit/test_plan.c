@@ -1,0 +1,242 @@
+/* services/plan.c: names, order, labels and Engine API bodies. The
+ * project is built by hand so the planner is tested alone. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <string.h>
+
+#include "common/err.h"
+#include "common/mem.h"
+#include "services/compose.h"
+#include "services/plan.h"
+
+#define TE_WITH_CJSON
+#include "common/cleanup.h"
+
+static char *files[] = { "/p/compose.yaml", NULL };
+
+static struct svc_port app_ports[] = {
+	{ NULL, 8080, 3000, "tcp", { "/p/compose.yaml", 5, 9 } },
+	{ NULL, 0, 53, "udp", { "/p/compose.yaml", 6, 9 } },
+};
+static struct svc_kv app_labels[] = {
+	{ "team", "core", { 0 } },
+	{ "io.taskenv.task", "forged", { 0 } },
+};
+static struct svc_kv app_env[] = { { "DATABASE_HOST", "database", { 0 } } };
+static char *app_deps[] = { "database", NULL };
+static char *worker_deps[] = { "app", NULL };
+static char *app_cmd[] = { "httpd", "-f", NULL };
+static struct svc_mount db_mounts[] = {
+	{ SVC_MOUNT_VOLUME, "dbdata", "/var/lib/postgresql/data", false, { 0 } },
+	{ SVC_MOUNT_BIND, "/p/init", "/docker-entrypoint-initdb.d", true, { 0 } },
+	{ SVC_MOUNT_VOLUME, NULL, "/scratch", false, { 0 } },
+};
+static struct svc_volume volumes[] = {
+	{ "dbdata", NULL, NULL, false, NULL, 0, { 0 } },
+	{ "unused", NULL, NULL, false, NULL, 0, { 0 } },
+};
+
+static void project_init(struct svc_project *p, struct svc_service *s)
+{
+	memset(p, 0, sizeof(*p));
+	memset(s, 0, 3 * sizeof(*s));
+	/* Declared out of dependency order on purpose. */
+	s[0].name = "worker";
+	s[0].image = "busybox";
+	s[0].depends_on = worker_deps;
+	s[1].name = "app";
+	s[1].image = "app:1";
+	s[1].ports = app_ports;
+	s[1].n_ports = 2;
+	s[1].labels = app_labels;
+	s[1].n_labels = 2;
+	s[1].environment = app_env;
+	s[1].n_environment = 1;
+	s[1].depends_on = app_deps;
+	s[1].command = app_cmd;
+	s[1].container_name = "web";
+	s[2].name = "database";
+	s[2].image = "pg:15";
+	s[2].mounts = db_mounts;
+	s[2].n_mounts = 3;
+	p->dir = "/p";
+	p->files = files;
+	p->services = s;
+	p->n_services = 3;
+	p->volumes = volumes;
+	p->n_volumes = 2;
+}
+
+static void test_names_and_order(void **state)
+{
+	struct svc_project p;
+	struct svc_service s[3];
+	struct te_err err = { 0 };
+	struct svc_plan *plan;
+
+	project_init(&p, s);
+	plan = svc_plan_build(&p, "t1", "abcd", &err);
+	assert_non_null(plan);
+	assert_int_equal(plan->n_containers, 3);
+	assert_string_equal(plan->containers[0].name, "t1-database-1");
+	assert_string_equal(plan->containers[1].name, "t1-app-1");
+	assert_string_equal(plan->containers[2].name, "t1-worker-1");
+	assert_int_equal(plan->n_networks, 1);
+	assert_string_equal(plan->networks[0].name, "t1_default");
+	assert_int_equal(plan->n_volumes, 1); /* "unused" is not planned */
+	assert_string_equal(plan->volumes[0].name, "t1_dbdata");
+	assert_string_equal(plan->containers[1].aliases[0], "app");
+	assert_string_equal(plan->containers[1].aliases[1], "web");
+	assert_null(plan->containers[1].aliases[2]);
+	svc_plan_free(plan);
+}
+
+static const char *jstr(const cJSON *o, const char *k)
+{
+	return cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(o, k));
+}
+
+static void test_container_body(void **state)
+{
+	struct svc_project p;
+	struct svc_service s[3];
+	struct te_err err = { 0 };
+	struct svc_plan *plan;
+	int ports[] = { 20005, 20006 };
+	te_autojson cJSON *b = NULL;
+	cJSON *hc, *pb, *labels;
+
+	project_init(&p, s);
+	plan = svc_plan_build(&p, "t1", "abcd", &err);
+	assert_non_null(plan);
+	b = svc_plan_container_body(plan, &plan->containers[1], ports);
+	hc = cJSON_GetObjectItem(b, "HostConfig");
+	pb = cJSON_GetObjectItem(hc, "PortBindings");
+	assert_string_equal(jstr(cJSON_GetArrayItem(cJSON_GetObjectItem(pb, "3000/tcp"), 0), "HostIp"), "127.0.0.1");
+	assert_string_equal(jstr(cJSON_GetArrayItem(cJSON_GetObjectItem(pb, "3000/tcp"), 0), "HostPort"), "20005");
+	assert_string_equal(jstr(cJSON_GetArrayItem(cJSON_GetObjectItem(pb, "53/udp"), 0), "HostPort"), "20006");
+	assert_non_null(cJSON_GetObjectItem(cJSON_GetObjectItem(b, "ExposedPorts"), "3000/tcp"));
+	assert_string_equal(jstr(hc, "NetworkMode"), "t1_default");
+	assert_string_equal(cJSON_GetArrayItem(cJSON_GetObjectItem(b, "Cmd"), 1)->valuestring, "-f");
+	assert_string_equal(cJSON_GetArrayItem(cJSON_GetObjectItem(b, "Env"), 0)->valuestring,
+			    "DATABASE_HOST=database");
+	labels = cJSON_GetObjectItem(b, "Labels");
+	assert_string_equal(jstr(labels, "io.taskenv.task"), "t1"); /* never the file's forgery */
+	assert_string_equal(jstr(labels, "io.taskenv.ledger"), "abcd");
+	assert_string_equal(jstr(labels, "team"), "core");
+	assert_string_equal(jstr(labels, "com.docker.compose.project"), "t1");
+	assert_string_equal(jstr(labels, "com.docker.compose.service"), "app");
+	assert_string_equal(jstr(labels, "com.docker.compose.oneoff"), "False");
+	assert_string_equal(jstr(labels, "com.docker.compose.project.config_files"), "/p/compose.yaml");
+	{
+		cJSON *eps = cJSON_GetObjectItem(cJSON_GetObjectItem(b, "NetworkingConfig"), "EndpointsConfig");
+		cJSON *al = cJSON_GetObjectItem(cJSON_GetObjectItem(eps, "t1_default"), "Aliases");
+
+		assert_int_equal(cJSON_GetArraySize(al), 2);
+		assert_string_equal(cJSON_GetArrayItem(al, 1)->valuestring, "web");
+	}
+	svc_plan_free(plan);
+}
+
+static void test_mounts_body(void **state)
+{
+	struct svc_project p;
+	struct svc_service s[3];
+	struct te_err err = { 0 };
+	struct svc_plan *plan;
+	te_autojson cJSON *b = NULL;
+	cJSON *binds;
+
+	project_init(&p, s);
+	plan = svc_plan_build(&p, "t1", "abcd", &err);
+	b = svc_plan_container_body(plan, &plan->containers[0], NULL);
+	binds = cJSON_GetObjectItem(cJSON_GetObjectItem(b, "HostConfig"), "Binds");
+	assert_int_equal(cJSON_GetArraySize(binds), 2);
+	assert_string_equal(cJSON_GetArrayItem(binds, 0)->valuestring, "t1_dbdata:/var/lib/postgresql/data");
+	assert_string_equal(cJSON_GetArrayItem(binds, 1)->valuestring, "/p/init:/docker-entrypoint-initdb.d:ro");
+	assert_non_null(cJSON_GetObjectItem(cJSON_GetObjectItem(b, "Volumes"), "/scratch"));
+	svc_plan_free(plan);
+}
+
+static void test_network_volume_bodies(void **state)
+{
+	struct svc_project p;
+	struct svc_service s[3];
+	struct te_err err = { 0 };
+	struct svc_plan *plan;
+	te_autojson cJSON *n = NULL;
+	te_autojson cJSON *v = NULL;
+
+	project_init(&p, s);
+	plan = svc_plan_build(&p, "t1", "abcd", &err);
+	n = svc_plan_network_body(plan, &plan->networks[0]);
+	v = svc_plan_volume_body(plan, &plan->volumes[0]);
+	assert_string_equal(jstr(n, "Name"), "t1_default");
+	assert_string_equal(jstr(n, "Driver"), "bridge");
+	assert_string_equal(jstr(cJSON_GetObjectItem(n, "Labels"), "com.docker.compose.network"), "default");
+	assert_string_equal(jstr(cJSON_GetObjectItem(n, "Labels"), "io.taskenv.task"), "t1");
+	assert_string_equal(jstr(v, "Name"), "t1_dbdata");
+	assert_string_equal(jstr(cJSON_GetObjectItem(v, "Labels"), "com.docker.compose.volume"), "dbdata");
+	svc_plan_free(plan);
+}
+
+static void test_cycle(void **state)
+{
+	struct svc_project p;
+	struct svc_service s[3];
+	struct te_err err = { 0 };
+	char *db_deps[] = { "worker", NULL };
+
+	project_init(&p, s);
+	s[2].depends_on = db_deps; /* database -> worker -> app -> database */
+	s[2].loc = (struct svc_loc){ "/p/compose.yaml", 12, 3 };
+	assert_null(svc_plan_build(&p, "t1", "abcd", &err));
+	assert_int_equal(err.code, TE_E_COMPOSE);
+	assert_non_null(strstr(err.msg, "dependency cycle: "));
+	assert_non_null(strstr(err.msg, "worker -> app -> database -> worker"));
+}
+
+static void test_external_and_custom_networks(void **state)
+{
+	struct svc_project p;
+	struct svc_service s[3];
+	struct te_err err = { 0 };
+	struct svc_network nets[] = {
+		{ "shared", "corp-net", NULL, true, false, NULL, 0, { 0 } },
+		{ "back", NULL, NULL, false, true, NULL, 0, { 0 } },
+	};
+	char *app_nets[] = { "back", "shared", NULL };
+	struct svc_plan *plan;
+	te_autojson cJSON *body = NULL;
+
+	project_init(&p, s);
+	p.networks = nets;
+	p.n_networks = 2;
+	s[1].networks = app_nets;
+	plan = svc_plan_build(&p, "t1", "abcd", &err);
+	assert_non_null(plan);
+	assert_int_equal(plan->n_networks, 3);
+	assert_string_equal(svc_plan_network_by_key(plan, "shared")->name, "corp-net");
+	assert_true(svc_plan_network_by_key(plan, "shared")->external);
+	assert_string_equal(svc_plan_network_by_key(plan, "back")->name, "t1_back");
+	body = svc_plan_network_body(plan, svc_plan_network_by_key(plan, "back"));
+	assert_true(cJSON_IsTrue(cJSON_GetObjectItem(body, "Internal")));
+	/* app is on back first (primary), then shared (connected after create) */
+	assert_string_equal(plan->containers[1].networks[0], "t1_back");
+	assert_string_equal(plan->containers[1].networks[1], "corp-net");
+	svc_plan_free(plan);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_names_and_order),       cmocka_unit_test(test_container_body),
+		cmocka_unit_test(test_mounts_body),           cmocka_unit_test(test_network_volume_bodies),
+		cmocka_unit_test(test_cycle),                 cmocka_unit_test(test_external_and_custom_networks),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
