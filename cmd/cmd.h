@@ -13,18 +13,18 @@ struct ledger;
 /* Documented exit codes (taskenv --help, README). */
 enum {
 	EXIT_OK = 0,
-	EXIT_FAIL = 1,        /* the work failed, or owned resources remain */
-	EXIT_USAGE = 2,       /* bad flags, task name or Compose file */
+	EXIT_FAIL = 1,	      /* the work failed, or owned resources remain */
+	EXIT_USAGE = 2,	      /* bad flags, task name or Compose file */
 	EXIT_UNREACHABLE = 3, /* no engine answers on the socket */
 };
 
 struct te_ctx {
-	const char *host;       /* --host, borrowed from argv, or NULL */
+	const char *host;	/* --host, borrowed from argv, or NULL */
 	const char *state_path; /* --state, or NULL */
-	bool verbose;           /* -v */
-	struct ledger *ledger;  /* opened by main when the verb needs it */
-	struct engine *engine;  /* opened on demand by cmd_engine() */
-	char *engine_socket;    /* socket of ctx->engine, owned */
+	bool verbose;		/* -v */
+	struct ledger *ledger;	/* opened by main when the verb needs it */
+	struct engine *engine;	/* opened on demand by cmd_engine() */
+	char *engine_socket;	/* socket of ctx->engine, owned */
 	struct engine **others; /* engines of other sockets opened for `ps`, owned */
 	char **other_sockets;
 };

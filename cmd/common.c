@@ -41,12 +41,9 @@ int cmd_fail(const char *verb, const struct te_err *err)
 	switch (err->code) {
 	case TE_E_USAGE:
 	case TE_E_TASKNAME:
-	case TE_E_COMPOSE:
-		return EXIT_USAGE;
-	case TE_E_UNREACHABLE:
-		return EXIT_UNREACHABLE;
-	default:
-		return EXIT_FAIL;
+	case TE_E_COMPOSE: return EXIT_USAGE;
+	case TE_E_UNREACHABLE: return EXIT_UNREACHABLE;
+	default: return EXIT_FAIL;
 	}
 }
 

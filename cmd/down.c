@@ -31,9 +31,11 @@ struct down_args {
 static int parse(struct down_args *a, int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{ "task", required_argument, NULL, 't' }, { "volumes", no_argument, NULL, 'v' },
-		{ "timeout", required_argument, NULL, 'T' }, { "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
+	    {"task", required_argument, NULL, 't'},
+	    {"volumes", no_argument, NULL, 'v'},
+	    {"timeout", required_argument, NULL, 'T'},
+	    {"help", no_argument, NULL, 'h'},
+	    {NULL, 0, NULL, 0},
 	};
 	char *end;
 	int c;
@@ -78,7 +80,8 @@ static int run(struct te_ctx *ctx, struct down_args *a, struct te_err *err)
 	if (state_task_get(ctx->ledger, task, &t, err) < 0) {
 		if (err->code != TE_E_NOTFOUND)
 			return -1;
-		printf("task '%s': nothing to remove (not in the ledger %s)\n", task, state_path(ctx->ledger));
+		printf("task '%s': nothing to remove (not in the ledger %s)\n", task,
+		       state_path(ctx->ledger));
 		return 0;
 	}
 	if (!cmd_engine(ctx, t.engine, err)) {
@@ -94,8 +97,8 @@ static int run(struct te_ctx *ctx, struct down_args *a, struct te_err *err)
 
 int cmd_down(struct te_ctx *ctx, int argc, char **argv)
 {
-	struct down_args a = { .opts = { .stop_timeout = 10 } };
-	struct te_err err = { 0 };
+	struct down_args a = {.opts = {.stop_timeout = 10}};
+	struct te_err err = {0};
 	int p = parse(&a, argc, argv);
 
 	if (p != 0)

@@ -38,9 +38,9 @@ static void print_line(const char *line)
 
 int cmd_env(struct te_ctx *ctx, int argc, char **argv)
 {
-	static const struct option opts[] = { { "task", required_argument, NULL, 't' },
-					      { "help", no_argument, NULL, 'h' }, { NULL, 0, NULL, 0 } };
-	struct te_err err = { 0 };
+	static const struct option opts[] = {
+	    {"task", required_argument, NULL, 't'}, {"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0}};
+	struct te_err err = {0};
 	const char *flag = NULL;
 	te_autofree char *cwd = getcwd(NULL, 0);
 	te_autofree char *task = NULL;

@@ -21,10 +21,10 @@ struct command {
 };
 
 static const struct command commands[] = {
-	{ "up", cmd_up, NEED_LEDGER, "create and start the task's containers, networks and volumes" },
-	{ "ps", cmd_ps, NEED_LEDGER, "list tasks, or one task's resources with their live state" },
-	{ "down", cmd_down, NEED_LEDGER, "stop and remove exactly what the ledger says the task owns" },
-	{ "env", cmd_env, NEED_LEDGER, "print the task's variables (ports) as shell assignments" },
+    {"up", cmd_up, NEED_LEDGER, "create and start the task's containers, networks and volumes"},
+    {"ps", cmd_ps, NEED_LEDGER, "list tasks, or one task's resources with their live state"},
+    {"down", cmd_down, NEED_LEDGER, "stop and remove exactly what the ledger says the task owns"},
+    {"env", cmd_env, NEED_LEDGER, "print the task's variables (ports) as shell assignments"},
 };
 
 static void usage(FILE *f)
@@ -57,9 +57,9 @@ static const struct command *find_command(const char *name)
 static int parse_global(struct te_ctx *ctx, int argc, char **argv, int *code)
 {
 	static const struct option opts[] = {
-		{ "host", required_argument, NULL, 'H' }, { "state", required_argument, NULL, 's' },
-		{ "verbose", no_argument, NULL, 'v' },    { "help", no_argument, NULL, 'h' },
-		{ "version", no_argument, NULL, 'V' },    { NULL, 0, NULL, 0 },
+	    {"host", required_argument, NULL, 'H'}, {"state", required_argument, NULL, 's'},
+	    {"verbose", no_argument, NULL, 'v'},    {"help", no_argument, NULL, 'h'},
+	    {"version", no_argument, NULL, 'V'},    {NULL, 0, NULL, 0},
 	};
 	int c;
 
@@ -68,9 +68,18 @@ static int parse_global(struct te_ctx *ctx, int argc, char **argv, int *code)
 		case 'H': ctx->host = optarg; break;
 		case 's': ctx->state_path = optarg; break;
 		case 'v': ctx->verbose = true; break;
-		case 'h': usage(stdout); *code = EXIT_OK; return -1;
-		case 'V': printf("taskenv %s\n", TASKENV_VERSION); *code = EXIT_OK; return -1;
-		default: usage(stderr); *code = EXIT_USAGE; return -1;
+		case 'h':
+			usage(stdout);
+			*code = EXIT_OK;
+			return -1;
+		case 'V':
+			printf("taskenv %s\n", TASKENV_VERSION);
+			*code = EXIT_OK;
+			return -1;
+		default:
+			usage(stderr);
+			*code = EXIT_USAGE;
+			return -1;
 		}
 	}
 	if (optind >= argc) {
@@ -94,8 +103,8 @@ static void ctx_release(struct te_ctx *ctx)
 
 int main(int argc, char **argv)
 {
-	struct te_ctx ctx = { 0 };
-	struct te_err err = { 0 };
+	struct te_ctx ctx = {0};
+	struct te_err err = {0};
 	const struct command *cmd;
 	int code = EXIT_OK, verb;
 

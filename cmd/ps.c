@@ -32,7 +32,7 @@ static char *joined(const cJSON *arr)
 	const cJSON *it;
 	char *s = xstrdup("");
 
-	cJSON_ArrayForEach(it, arr) {
+	cJSON_ArrayForEach (it, arr) {
 		char *n = xasprintf("%s%s%s", s, *s ? "," : "", it->valuestring);
 
 		free(s);
@@ -70,7 +70,7 @@ static void print_tasks(const cJSON *arr)
 	const cJSON *t;
 
 	printf("%-24s %-8s %-9s %-40s %s\n", "TASK", "STATUS", "RUNNING", "PORTS", "DIR");
-	cJSON_ArrayForEach(t, arr) {
+	cJSON_ArrayForEach (t, arr) {
 		const cJSON *c = cJSON_GetObjectItem(t, "containers");
 		te_autofree char *ports = joined(cJSON_GetObjectItem(t, "ports"));
 		char running[32];
@@ -89,7 +89,7 @@ static void print_task(const cJSON *t)
 	printf("task %s (%s) on %s, project %s\n", str(t, "task"), str(t, "status"), str(t, "engine"),
 	       str(t, "project_dir"));
 	printf("%-10s %-36s %-12s %-9s %-10s %s\n", "KIND", "NAME", "SERVICE", "LEDGER", "LIVE", "PORTS");
-	cJSON_ArrayForEach(r, cJSON_GetObjectItem(t, "resources")) {
+	cJSON_ArrayForEach (r, cJSON_GetObjectItem(t, "resources")) {
 		te_autofree char *ports = joined(cJSON_GetObjectItem(r, "ports"));
 
 		printf("%-10s %-36s %-12s %-9s %-10s %s\n", str(r, "kind"), str(r, "name"), str(r, "service"),
@@ -99,10 +99,11 @@ static void print_task(const cJSON *t)
 
 int cmd_ps(struct te_ctx *ctx, int argc, char **argv)
 {
-	static const struct option opts[] = { { "task", required_argument, NULL, 't' },
-					      { "json", no_argument, NULL, 'j' },
-					      { "help", no_argument, NULL, 'h' }, { NULL, 0, NULL, 0 } };
-	struct te_err err = { 0 };
+	static const struct option opts[] = {{"task", required_argument, NULL, 't'},
+					     {"json", no_argument, NULL, 'j'},
+					     {"help", no_argument, NULL, 'h'},
+					     {NULL, 0, NULL, 0}};
+	struct te_err err = {0};
 	const char *task = NULL;
 	bool json = false;
 	te_autojson cJSON *out = NULL;
@@ -122,7 +123,9 @@ int cmd_ps(struct te_ctx *ctx, int argc, char **argv)
 	if (!task) {
 		rc = svc_status_tasks(ctx->ledger, engine_for, ctx, &out, &err);
 	} else if (state_task_get(ctx->ledger, task, &t, &err) == 0) {
-		rc = cmd_engine(ctx, t.engine, &err) ? svc_status_task(ctx->ledger, ctx->engine, task, &out, &err) : -1;
+		rc = cmd_engine(ctx, t.engine, &err)
+			 ? svc_status_task(ctx->ledger, ctx->engine, task, &out, &err)
+			 : -1;
 		state_task_release(&t);
 	} else {
 		rc = -1;

@@ -14,7 +14,7 @@
 #include <unistd.h>
 
 struct up_opts {
-	char **files;     /* owned */
+	char **files;	  /* owned */
 	const char *task; /* borrowed from argv */
 };
 
@@ -35,8 +35,10 @@ static void up_help(void)
 static int parse(struct up_opts *o, int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{ "file", required_argument, NULL, 'f' }, { "task", required_argument, NULL, 't' },
-		{ "help", no_argument, NULL, 'h' },       { NULL, 0, NULL, 0 },
+	    {"file", required_argument, NULL, 'f'},
+	    {"task", required_argument, NULL, 't'},
+	    {"help", no_argument, NULL, 'h'},
+	    {NULL, 0, NULL, 0},
 	};
 	int c;
 
@@ -71,7 +73,7 @@ static int default_files(struct up_opts *o, struct te_err *err)
 
 static void print_ports(struct te_ctx *ctx, const char *task)
 {
-	struct te_err err = { 0 };
+	struct te_err err = {0};
 	struct state_port *p = NULL;
 	size_t n = 0;
 
@@ -98,7 +100,7 @@ static int run(struct te_ctx *ctx, struct up_opts *o, struct te_err *err)
 	te_autofree char *task = svc_task_resolve(o->task, cwd ? cwd : ".", err);
 	struct svc_project *project = NULL;
 	struct svc_up_opts uo;
-	struct state_task t = { 0 };
+	struct state_task t = {0};
 	int rc = -1;
 
 	if (!task || svc_up_opts_init(&uo, err) < 0 || default_files(o, err) < 0)
@@ -122,8 +124,8 @@ static int run(struct te_ctx *ctx, struct up_opts *o, struct te_err *err)
 
 int cmd_up(struct te_ctx *ctx, int argc, char **argv)
 {
-	struct up_opts o = { 0 };
-	struct te_err err = { 0 };
+	struct up_opts o = {0};
+	struct te_err err = {0};
 	int p = parse(&o, argc, argv), rc;
 
 	if (p != 0) {

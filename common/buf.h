@@ -6,13 +6,16 @@
 #include <stddef.h>
 
 struct te_buf {
-	char *data;  /* owned; always NUL-terminated when non-NULL */
-	size_t len;  /* bytes used, excluding the NUL */
-	size_t cap;  /* bytes allocated */
-	size_t max;  /* hard cap on len in bytes; 0 means unlimited */
+	char *data; /* owned; always NUL-terminated when non-NULL */
+	size_t len; /* bytes used, excluding the NUL */
+	size_t cap; /* bytes allocated */
+	size_t max; /* hard cap on len in bytes; 0 means unlimited */
 };
 
-#define TE_BUF_INIT(max_bytes) { NULL, 0, 0, (max_bytes) }
+#define TE_BUF_INIT(max_bytes)                                                                               \
+	{                                                                                                    \
+		NULL, 0, 0, (max_bytes)                                                                      \
+	}
 
 void te_buf_init(struct te_buf *b, size_t max_bytes);
 /* Append N bytes. Returns 0, or -1 (buffer unchanged) when the cap would be exceeded. */
@@ -26,7 +29,10 @@ void te_buf_release(struct te_buf *b);
 /* Give the data to the caller (owned, NUL-terminated, never NULL) and reset. */
 char *te_buf_detach(struct te_buf *b);
 
-static inline void te_buf_releasep(struct te_buf *b) { te_buf_release(b); }
+static inline void te_buf_releasep(struct te_buf *b)
+{
+	te_buf_release(b);
+}
 #define te_autobuf __attribute__((cleanup(te_buf_releasep)))
 
 #endif

@@ -5,27 +5,43 @@
 
 #ifdef TE_WITH_CJSON
 #include <cjson/cJSON.h>
-static inline void te_cjson_freep(cJSON **p) { cJSON_Delete(*p); }
+static inline void te_cjson_freep(cJSON **p)
+{
+	cJSON_Delete(*p);
+}
 #define te_autojson __attribute__((cleanup(te_cjson_freep)))
 #endif
 
 #ifdef TE_WITH_CURL
 #include <curl/curl.h>
-static inline void te_curl_freep(CURL **p) { if (*p) curl_easy_cleanup(*p); }
-static inline void te_slist_freep(struct curl_slist **p) { curl_slist_free_all(*p); }
+static inline void te_curl_freep(CURL **p)
+{
+	if (*p)
+		curl_easy_cleanup(*p);
+}
+static inline void te_slist_freep(struct curl_slist **p)
+{
+	curl_slist_free_all(*p);
+}
 #define te_autocurl __attribute__((cleanup(te_curl_freep)))
 #define te_autoslist __attribute__((cleanup(te_slist_freep)))
 #endif
 
 #ifdef TE_WITH_SQLITE
 #include <sqlite3.h>
-static inline void te_stmt_freep(sqlite3_stmt **p) { sqlite3_finalize(*p); }
+static inline void te_stmt_freep(sqlite3_stmt **p)
+{
+	sqlite3_finalize(*p);
+}
 #define te_autostmt __attribute__((cleanup(te_stmt_freep)))
 #endif
 
 #ifdef TE_WITH_PQ
 #include <libpq-fe.h>
-static inline void te_pgres_freep(PGresult **p) { PQclear(*p); }
+static inline void te_pgres_freep(PGresult **p)
+{
+	PQclear(*p);
+}
 #define te_autopgres __attribute__((cleanup(te_pgres_freep)))
 #endif
 

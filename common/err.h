@@ -10,35 +10,33 @@
 
 enum te_code {
 	TE_OK = 0,
-	TE_E_FAIL,        /* generic failure */
-	TE_E_USAGE,       /* bad flags or arguments (exit 2) */
-	TE_E_IO,          /* local file or system call */
-	TE_E_COMPOSE,     /* YAML syntax, schema or interpolation error in a Compose file */
-	TE_E_TASKNAME,    /* invalid or undeterminable task name */
+	TE_E_FAIL,	  /* generic failure */
+	TE_E_USAGE,	  /* bad flags or arguments (exit 2) */
+	TE_E_IO,	  /* local file or system call */
+	TE_E_COMPOSE,	  /* YAML syntax, schema or interpolation error in a Compose file */
+	TE_E_TASKNAME,	  /* invalid or undeterminable task name */
 	TE_E_UNREACHABLE, /* no engine answers on the socket (exit 3) */
-	TE_E_ENGINE,      /* the engine answered with an error */
-	TE_E_NOTFOUND,    /* the engine (or ledger) says: no such object */
-	TE_E_CONFLICT,    /* the object exists / is owned by someone else */
-	TE_E_STATE,       /* sqlite ledger */
-	TE_E_PORTS,       /* port range exhausted */
-	TE_E_REMAINS,     /* down finished but owned resources remain */
+	TE_E_ENGINE,	  /* the engine answered with an error */
+	TE_E_NOTFOUND,	  /* the engine (or ledger) says: no such object */
+	TE_E_CONFLICT,	  /* the object exists / is owned by someone else */
+	TE_E_STATE,	  /* sqlite ledger */
+	TE_E_PORTS,	  /* port range exhausted */
+	TE_E_REMAINS,	  /* down finished but owned resources remain */
 };
 
 struct te_err {
-	int code;        /* enum te_code */
+	int code;	 /* enum te_code */
 	int http_status; /* engine HTTP status when code is TE_E_ENGINE/NOTFOUND/CONFLICT, else 0 */
 	char msg[1024];
 };
 
 /* Set *err (if non-NULL) to CODE and a printf-formatted message.
  * Always returns -1 so callers can write `return te_err_set(...)`. */
-int te_err_set(struct te_err *err, int code, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+int te_err_set(struct te_err *err, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
 /* Prefix the existing message with context: "service 'db': " + old message.
  * Keeps the code. Returns -1. */
-int te_err_prefix(struct te_err *err, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
+int te_err_prefix(struct te_err *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* Reset to TE_OK with an empty message. */
 void te_err_clear(struct te_err *err);

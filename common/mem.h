@@ -32,7 +32,10 @@ static inline void te_freep(void *p)
 
 	free(*pp);
 }
-static inline void te_strv_freep(char ***p) { te_strv_free(*p); }
+static inline void te_strv_freep(char ***p)
+{
+	te_strv_free(*p);
+}
 
 #define te_autofree __attribute__((cleanup(te_freep)))
 #define te_autostrv __attribute__((cleanup(te_strv_freep)))

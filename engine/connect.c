@@ -6,8 +6,8 @@
 #define TE_WITH_CJSON
 #include "common/cleanup.h"
 
-int engine_network_connect(struct engine *e, const char *network, const char *container,
-			   char *const *aliases, struct te_err *err)
+int engine_network_connect(struct engine *e, const char *network, const char *container, char *const *aliases,
+			   struct te_err *err)
 {
 	te_autojson cJSON *body = cJSON_CreateObject();
 	te_autofree char *net = engine_escape(e, network);

@@ -9,7 +9,7 @@ struct engine;
 /* POST /networks/{network}/connect {"Container": CONTAINER,
  * "EndpointConfig": {"Aliases": ALIASES}}; ALIASES is NULL-terminated,
  * borrowed, may be NULL. Errors as in engine.h. */
-int engine_network_connect(struct engine *e, const char *network, const char *container,
-			   char *const *aliases, struct te_err *err);
+int engine_network_connect(struct engine *e, const char *network, const char *container, char *const *aliases,
+			   struct te_err *err);
 
 #endif

@@ -44,7 +44,7 @@ void engine_free(struct engine *e);
 /* Highest API version we speak. */
 #define ENGINE_API_MAX "1.41"
 
-const char *engine_socket(const struct engine *e);      /* borrowed */
+const char *engine_socket(const struct engine *e);	/* borrowed */
 const char *engine_api_version(const struct engine *e); /* borrowed, e.g. "1.41" */
 /* "docker" or "podman" (from /version Components / Platform.Name), borrowed. */
 const char *engine_flavor(const struct engine *e);
@@ -78,8 +78,8 @@ int engine_image_pull(struct engine *e, const char *image, struct te_err *err);
 
 /* POST /containers/create?name=NAME with CONFIG (borrowed, the full
  * ContainerCreate body incl. HostConfig and NetworkingConfig). *id_out owned. */
-int engine_container_create(struct engine *e, const char *name, const struct cJSON *config,
-			    char **id_out, struct te_err *err);
+int engine_container_create(struct engine *e, const char *name, const struct cJSON *config, char **id_out,
+			    struct te_err *err);
 /* POST /containers/{id}/start (304 "already started" counts as success). */
 int engine_container_start(struct engine *e, const char *id, struct te_err *err);
 /* POST /containers/{id}/stop?t=TIMEOUT_S (304 counts as success). */
@@ -94,8 +94,7 @@ int engine_container_list(struct engine *e, const char *label, struct cJSON **ou
 /* GET /containers/{id}/logs?stdout=1&stderr=1&tail=TAIL (TAIL<0: all),
  * demultiplexed from the 8-byte stream frames when the container has no TTY,
  * appended to OUT (its cap applies). */
-int engine_container_logs(struct engine *e, const char *id, int tail, struct te_buf *out,
-			  struct te_err *err);
+int engine_container_logs(struct engine *e, const char *id, int tail, struct te_buf *out, struct te_err *err);
 
 /* POST /networks/create with BODY (borrowed; Name, Labels, Driver, ...). *id_out owned. */
 int engine_network_create(struct engine *e, const struct cJSON *body, char **id_out, struct te_err *err);

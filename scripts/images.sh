@@ -83,6 +83,18 @@ build_app() {
 		fi
 	EOF
 	chmod 755 "$root/www/cgi-bin/db"
+	# busybox httpd sets no SIGTERM handler and PID 1 ignores unhandled signals, so every
+	# `docker stop` would wait out its timeout. This httpd, first in PATH, runs the real one
+	# as a child and ends it on TERM/INT; the command line stays `httpd -f -p 3000 -h /www`.
+	mkdir -p "$root/usr/local/bin"
+	cat >"$root/usr/local/bin/httpd" <<-'EOF'
+		#!/bin/sh
+		/bin/busybox httpd "$@" &
+		pid=$!
+		trap 'kill "$pid" 2>/dev/null; wait "$pid"; exit 0' TERM INT
+		wait "$pid"
+	EOF
+	chmod 755 "$root/usr/local/bin/httpd"
 	tar_root "$root" | "${DOCKER[@]}" import \
 		--change "ENV PATH=$DEFAULT_PATH" \
 		--change 'WORKDIR /' \

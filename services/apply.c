@@ -57,10 +57,11 @@ int svc_up_opts_init(struct svc_up_opts *opts, struct te_err *err)
 	opts->port_hi = PORT_HI_DEFAULT;
 	if (!r || !*r)
 		return 0;
-	if (parse_port(r, &p, &opts->port_lo) < 0 || *p != '-' ||
-	    parse_port(p + 1, &p, &opts->port_hi) < 0 || *p || opts->port_lo > opts->port_hi)
-		return te_err_set(err, TE_E_USAGE,
-				  "invalid TASKENV_PORT_RANGE '%s': expected LO-HI with 1 <= LO <= HI <= 65535", r);
+	if (parse_port(r, &p, &opts->port_lo) < 0 || *p != '-' || parse_port(p + 1, &p, &opts->port_hi) < 0 ||
+	    *p || opts->port_lo > opts->port_hi)
+		return te_err_set(
+		    err, TE_E_USAGE,
+		    "invalid TASKENV_PORT_RANGE '%s': expected LO-HI with 1 <= LO <= HI <= 65535", r);
 	return 0;
 }
 
@@ -105,8 +106,9 @@ static int check_images(struct up *u, struct te_err *err)
 			return te_err_prefix(err, "service '%s': ", s->name);
 		step(u, "image", s->image, "pulling");
 		if (engine_image_pull(u->e, s->image, err) < 0)
-			return te_err_prefix(err, "service '%s': image '%s' is not present and could not be pulled: ",
-					     s->name, s->image);
+			return te_err_prefix(
+			    err, "service '%s': image '%s' is not present and could not be pulled: ", s->name,
+			    s->image);
 		step(u, "image", s->image, "pulled");
 	}
 	return 0;
@@ -150,7 +152,8 @@ static int ensure_network(struct up *u, const struct svc_plan_network *n, struct
 		if (!owned(u->plan, obj))
 			return not_ours(u, row, "network", n->name, err);
 		step(u, "network", n->name, "exists");
-		return state_resource_created(u->l, row, cJSON_GetStringValue(cJSON_GetObjectItem(obj, "Id")), err);
+		return state_resource_created(u->l, row, cJSON_GetStringValue(cJSON_GetObjectItem(obj, "Id")),
+					      err);
 	}
 	if (err->code != TE_E_NOTFOUND)
 		return -1;
@@ -194,8 +197,7 @@ static int ensure_volume(struct up *u, const struct svc_plan_volume *v, struct t
 	return state_resource_created(u->l, row, v->name, err);
 }
 
-static int connect_more(struct up *u, const struct svc_plan_container *c, const char *id,
-			struct te_err *err)
+static int connect_more(struct up *u, const struct svc_plan_container *c, const char *id, struct te_err *err)
 {
 	for (size_t i = 1; c->networks && c->networks[i]; i++)
 		if (engine_network_connect(u->e, c->networks[i], id, c->aliases, err) < 0)
@@ -324,7 +326,7 @@ static int up_run(struct up *u, const struct svc_project *project, struct te_err
 int svc_up(struct engine *e, struct ledger *l, const struct svc_project *project, const char *task,
 	   const struct svc_up_opts *opts, struct te_err *err)
 {
-	struct up u = { e, l, NULL, opts, NULL };
+	struct up u = {e, l, NULL, opts, NULL};
 	int rc;
 
 	u.plan = svc_plan_build(project, task, state_ledger_id(l), err);

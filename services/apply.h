@@ -11,8 +11,8 @@ struct ledger;
 struct svc_project;
 
 struct svc_up_opts {
-	int port_lo;              /* host port range, inclusive; default 20000 */
-	int port_hi;              /* default 29999 */
+	int port_lo;		  /* host port range, inclusive; default 20000 */
+	int port_hi;		  /* default 29999 */
 	svc_progress_fn progress; /* may be NULL */
 	void *progress_ctx;
 };

@@ -28,10 +28,10 @@ struct svc_kv {
 
 /* ports, short syntax "[HOST_IP:][HOST[-HOST]:]CONTAINER[-CONTAINER][/PROTO]". */
 struct svc_port {
-	char *host_ip;      /* as written, or NULL */
-	int host_port;      /* the hint written in the file, 0 if none */
+	char *host_ip; /* as written, or NULL */
+	int host_port; /* the hint written in the file, 0 if none */
 	int container_port;
-	char proto[8];      /* "tcp" or "udp" */
+	char proto[8]; /* "tcp" or "udp" */
 	struct svc_loc loc;
 };
 
@@ -41,7 +41,7 @@ enum svc_mount_type { SVC_MOUNT_VOLUME, SVC_MOUNT_BIND };
  * A SOURCE starting with '/', '.' or '~' is a bind; otherwise a named volume key. */
 struct svc_mount {
 	enum svc_mount_type type;
-	char *source;      /* volume key, or bind path made absolute against the project dir; NULL = anonymous */
+	char *source; /* volume key, or bind path made absolute against the project dir; NULL = anonymous */
 	char *target;
 	bool read_only;
 	struct svc_loc loc;
@@ -49,30 +49,30 @@ struct svc_mount {
 
 struct svc_service {
 	char *name;
-	char *image;              /* may be NULL only if the file is invalid; the loader refuses that */
-	char **command;           /* NULL-terminated argv, NULL if absent (string form is shell-split);
-	                           * `[]` or "" give an empty argv (non-NULL), which overrides the image's */
-	char **entrypoint;        /* likewise */
+	char *image;	   /* may be NULL only if the file is invalid; the loader refuses that */
+	char **command;	   /* NULL-terminated argv, NULL if absent (string form is shell-split);
+			    * `[]` or "" give an empty argv (non-NULL), which overrides the image's */
+	char **entrypoint; /* likewise */
 	struct svc_kv *environment;
 	size_t n_environment;
 	struct svc_port *ports;
 	size_t n_ports;
 	struct svc_mount *mounts;
 	size_t n_mounts;
-	char **depends_on;        /* NULL-terminated service names, NULL if none */
+	char **depends_on; /* NULL-terminated service names, NULL if none */
 	char *working_dir;
 	char *user;
 	struct svc_kv *labels;
 	size_t n_labels;
-	char *container_name;     /* as written, or NULL; taskenv scopes it (alias only) */
-	char **networks;          /* NULL-terminated network keys; NULL means ["default"] */
+	char *container_name; /* as written, or NULL; taskenv scopes it (alias only) */
+	char **networks;      /* NULL-terminated network keys; NULL means ["default"] */
 	struct svc_loc loc;
 };
 
 struct svc_volume {
 	char *key;
-	char *name;     /* the fixed `name:` as written, or NULL */
-	char *driver;   /* or NULL */
+	char *name;   /* the fixed `name:` as written, or NULL */
+	char *driver; /* or NULL */
 	bool external;
 	struct svc_kv *labels;
 	size_t n_labels;
@@ -91,13 +91,13 @@ struct svc_network {
 };
 
 struct svc_project {
-	char *dir;           /* absolute project directory (dir of the first file) */
-	char **files;        /* NULL-terminated absolute paths of the Compose files */
+	char *dir;    /* absolute project directory (dir of the first file) */
+	char **files; /* NULL-terminated absolute paths of the Compose files */
 	struct svc_service *services;
 	size_t n_services;
 	struct svc_volume *volumes;
 	size_t n_volumes;
-	struct svc_network *networks;  /* declared networks; "default" is implied, not listed */
+	struct svc_network *networks; /* declared networks; "default" is implied, not listed */
 	size_t n_networks;
 };
 

@@ -99,10 +99,10 @@ static void plan_volumes(struct svc_plan *plan)
 
 struct topo {
 	struct svc_plan *plan;
-	int *mark;        /* 0 new, 1 on the current path, 2 done */
-	size_t *stack;    /* the current path, for the cycle message */
+	int *mark;     /* 0 new, 1 on the current path, 2 done */
+	size_t *stack; /* the current path, for the cycle message */
 	size_t depth;
-	size_t *order;    /* service indexes, dependencies first */
+	size_t *order; /* service indexes, dependencies first */
 	size_t n_order;
 };
 
@@ -151,7 +151,7 @@ static int plan_order(struct svc_plan *plan, size_t *order, struct te_err *err)
 	size_t n = plan->project->n_services;
 	te_autofree int *mark = xcalloc(n, sizeof(int));
 	te_autofree size_t *stack = xcalloc(n, sizeof(size_t));
-	struct topo t = { plan, mark, stack, 0, order, 0 };
+	struct topo t = {plan, mark, stack, 0, order, 0};
 
 	for (size_t i = 0; i < n; i++)
 		if (visit(&t, i, err) < 0)
@@ -198,8 +198,8 @@ static void plan_containers(struct svc_plan *plan, const size_t *order)
 	}
 }
 
-struct svc_plan *svc_plan_build(const struct svc_project *project, const char *task,
-				const char *ledger_id, struct te_err *err)
+struct svc_plan *svc_plan_build(const struct svc_project *project, const char *task, const char *ledger_id,
+				struct te_err *err)
 {
 	struct svc_plan *plan = xcalloc(1, sizeof(*plan));
 	te_autofree size_t *order = xcalloc(project->n_services + 1, sizeof(size_t));
@@ -310,7 +310,7 @@ static cJSON *merged_labels(const struct svc_plan *plan, const char *kind, const
 	for (size_t i = 0; i < n; i++)
 		if (kv[i].value && !cJSON_GetObjectItemCaseSensitive(ours, kv[i].key))
 			cJSON_AddStringToObject(l, kv[i].key, kv[i].value);
-	cJSON_ArrayForEach(it, ours)
+	cJSON_ArrayForEach (it, ours)
 		cJSON_AddStringToObject(l, it->string, it->valuestring);
 	return l;
 }
@@ -324,8 +324,8 @@ cJSON *svc_plan_network_body(const struct svc_plan *plan, const struct svc_plan_
 	cJSON_AddStringToObject(b, "Driver", d && d->driver ? d->driver : "bridge");
 	cJSON_AddBoolToObject(b, "CheckDuplicate", 1);
 	cJSON_AddBoolToObject(b, "Internal", d && d->internal);
-	cJSON_AddItemToObject(b, "Labels", merged_labels(plan, "network", n->key, d ? d->labels : NULL,
-							 d ? d->n_labels : 0));
+	cJSON_AddItemToObject(
+	    b, "Labels", merged_labels(plan, "network", n->key, d ? d->labels : NULL, d ? d->n_labels : 0));
 	return b;
 }
 
@@ -336,8 +336,8 @@ cJSON *svc_plan_volume_body(const struct svc_plan *plan, const struct svc_plan_v
 
 	cJSON_AddStringToObject(b, "Name", v->name);
 	cJSON_AddStringToObject(b, "Driver", d && d->driver ? d->driver : "local");
-	cJSON_AddItemToObject(b, "Labels", merged_labels(plan, "volume", v->key, d ? d->labels : NULL,
-							 d ? d->n_labels : 0));
+	cJSON_AddItemToObject(
+	    b, "Labels", merged_labels(plan, "volume", v->key, d ? d->labels : NULL, d ? d->n_labels : 0));
 	return b;
 }
 

@@ -18,33 +18,33 @@ struct svc_volume;
 #define SVC_HOST_IP "127.0.0.1"
 
 struct svc_plan_network {
-	char *key;                        /* "default" or the top-level key */
-	char *name;                       /* engine name: "<task>_<key>", or the external name */
-	bool external;                    /* used, never created or removed */
-	const struct svc_network *decl;   /* borrowed; NULL for the implied default */
+	char *key;			/* "default" or the top-level key */
+	char *name;			/* engine name: "<task>_<key>", or the external name */
+	bool external;			/* used, never created or removed */
+	const struct svc_network *decl; /* borrowed; NULL for the implied default */
 };
 
 struct svc_plan_volume {
 	char *key;
 	char *name;
 	bool external;
-	const struct svc_volume *decl;    /* borrowed */
+	const struct svc_volume *decl; /* borrowed */
 };
 
 struct svc_plan_container {
-	char *name;                       /* "<task>-<service>-1" */
-	const struct svc_service *svc;    /* borrowed from the project */
-	char **networks;                  /* NULL-terminated engine network names, first is primary */
-	char **aliases;                   /* NULL-terminated: service name, container_name if any */
+	char *name;		       /* "<task>-<service>-1" */
+	const struct svc_service *svc; /* borrowed from the project */
+	char **networks;	       /* NULL-terminated engine network names, first is primary */
+	char **aliases;		       /* NULL-terminated: service name, container_name if any */
 };
 
 struct svc_plan {
 	char *task;
 	char *ledger_id;
-	const struct svc_project *project;   /* borrowed; must outlive the plan */
-	struct svc_plan_network *networks;   /* only networks some service uses */
+	const struct svc_project *project; /* borrowed; must outlive the plan */
+	struct svc_plan_network *networks; /* only networks some service uses */
 	size_t n_networks;
-	struct svc_plan_volume *volumes;     /* only volumes some service uses */
+	struct svc_plan_volume *volumes; /* only volumes some service uses */
 	size_t n_volumes;
 	struct svc_plan_container *containers; /* in depends_on order: dependencies first */
 	size_t n_containers;
@@ -53,8 +53,8 @@ struct svc_plan {
 /* Build the plan for PROJECT (borrowed) as TASK (already checked). Fails with
  * TE_E_COMPOSE on a depends_on cycle ("FILE:LINE:COL: dependency cycle: a -> b -> a").
  * Owned result (svc_plan_free). */
-struct svc_plan *svc_plan_build(const struct svc_project *project, const char *task,
-				const char *ledger_id, struct te_err *err);
+struct svc_plan *svc_plan_build(const struct svc_project *project, const char *task, const char *ledger_id,
+				struct te_err *err);
 void svc_plan_free(struct svc_plan *plan);
 
 /* Labels every object of the plan carries, plus KIND-specific ones:

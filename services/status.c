@@ -48,7 +48,7 @@ static void count_containers(const cJSON *list, const char *task, cJSON *obj)
 	int running = 0, total = 0;
 	cJSON *counts = cJSON_AddObjectToObject(obj, "containers");
 
-	cJSON_ArrayForEach(c, list) {
+	cJSON_ArrayForEach (c, list) {
 		const char *t = label(c, "io.taskenv.task");
 
 		if (!t || strcmp(t, task) != 0)
@@ -79,10 +79,10 @@ struct lists {
 	cJSON *by_socket; /* socket -> array, or string with the error */
 };
 
-static const cJSON *list_for(struct lists *ls, struct ledger *l, svc_engine_for_fn engine_for,
-			     void *ctx, const char *socket)
+static const cJSON *list_for(struct lists *ls, struct ledger *l, svc_engine_for_fn engine_for, void *ctx,
+			     const char *socket)
 {
-	struct te_err err = { 0 };
+	struct te_err err = {0};
 	te_autofree char *filter = xasprintf("io.taskenv.ledger=%s", state_ledger_id(l));
 	struct engine *e;
 	cJSON *list = NULL;
@@ -101,7 +101,7 @@ int svc_status_tasks(struct ledger *l, svc_engine_for_fn engine_for, void *ctx, 
 {
 	struct state_task *tasks = NULL;
 	size_t n = 0;
-	struct lists ls = { NULL, cJSON_CreateObject() };
+	struct lists ls = {NULL, cJSON_CreateObject()};
 	cJSON *arr = cJSON_CreateArray();
 
 	if (state_task_list(l, &tasks, &n, err) < 0)
@@ -137,11 +137,11 @@ static cJSON *live_ports(const cJSON *inspect)
 	const cJSON *p, *b;
 	cJSON *a = cJSON_CreateArray();
 
-	cJSON_ArrayForEach(p, ports) {
-		cJSON_ArrayForEach(b, p) {
-			te_autofree char *s = xasprintf("%s:%s->%s",
-				cJSON_GetStringValue(cJSON_GetObjectItem(b, "HostIp")) ?: "",
-				cJSON_GetStringValue(cJSON_GetObjectItem(b, "HostPort")) ?: "", p->string);
+	cJSON_ArrayForEach (p, ports) {
+		cJSON_ArrayForEach (b, p) {
+			te_autofree char *s = xasprintf(
+			    "%s:%s->%s", cJSON_GetStringValue(cJSON_GetObjectItem(b, "HostIp")) ?: "",
+			    cJSON_GetStringValue(cJSON_GetObjectItem(b, "HostPort")) ?: "", p->string);
 
 			cJSON_AddItemToArray(a, cJSON_CreateString(s));
 		}
@@ -171,8 +171,10 @@ static int live_state(struct engine *e, const struct state_resource *r, cJSON *o
 		cJSON_AddStringToObject(o, "live", "present");
 		return 0;
 	}
-	cJSON_AddStringToObject(o, "live",
-		cJSON_GetStringValue(cJSON_GetObjectItem(cJSON_GetObjectItem(obj, "State"), "Status")) ?: "unknown");
+	cJSON_AddStringToObject(
+	    o, "live",
+	    cJSON_GetStringValue(cJSON_GetObjectItem(cJSON_GetObjectItem(obj, "State"), "Status"))
+		?: "unknown");
 	cJSON_AddItemToObject(o, "ports", live_ports(obj));
 	return 0;
 }
@@ -189,8 +191,7 @@ static cJSON *resource_json(const struct state_resource *r)
 	return o;
 }
 
-int svc_status_task(struct ledger *l, struct engine *e, const char *task, cJSON **out,
-		    struct te_err *err)
+int svc_status_task(struct ledger *l, struct engine *e, const char *task, cJSON **out, struct te_err *err)
 {
 	struct state_task t;
 	struct state_resource *rows = NULL;

@@ -52,8 +52,7 @@ static bool labels_match(const struct down *d, const cJSON *obj)
 	return t && l && strcmp(t, d->task) == 0 && strcmp(l, state_ledger_id(d->l)) == 0;
 }
 
-static int remove_object(struct down *d, const struct state_resource *r, const char *id,
-			 struct te_err *err)
+static int remove_object(struct down *d, const struct state_resource *r, const char *id, struct te_err *err)
 {
 	if (strcmp(r->kind, "container") == 0) {
 		if (engine_container_stop(d->e, id, d->opts->stop_timeout, err) < 0 &&
@@ -119,8 +118,8 @@ static int down_kind(struct down *d, const char *kind, struct te_err *err)
 
 	if (state_resource_list(d->l, d->task, false, &rows, &n, err) < 0)
 		return -1;
-	/* Containers before networks before volumes: each holds the next. */
-	for (size_t i = 0; i < n && rc == 0; i++)
+	/* Newest first, as Compose stops dependants before their dependencies. */
+	for (size_t i = n; i-- > 0 && rc == 0;)
 		if (strcmp(rows[i].kind, kind) == 0)
 			rc = down_one(d, &rows[i], err);
 	state_resources_free(rows, n);
@@ -131,8 +130,9 @@ static int finish(struct down *d, struct te_err *err)
 {
 	if (d->res->remaining) {
 		state_task_set_status(d->l, d->task, "pending", err);
-		return te_err_set(err, TE_E_REMAINS, "task '%s': %zu owned resource(s) remain; run down again",
-				  d->task, d->res->remaining);
+		return te_err_set(err, TE_E_REMAINS,
+				  "task '%s': %zu owned resource(s) remain; run down again", d->task,
+				  d->res->remaining);
 	}
 	if (d->res->kept)
 		return state_task_set_status(d->l, d->task, "down", err);
@@ -144,9 +144,10 @@ static int finish(struct down *d, struct te_err *err)
 int svc_down(struct engine *e, struct ledger *l, const char *task, const struct svc_down_opts *opts,
 	     struct svc_down_result *res, struct te_err *err)
 {
-	struct down d = { e, l, task, opts, res };
+	struct down d = {e, l, task, opts, res};
 	struct state_task t;
-	static const char *const order[] = { "container", "network", "volume" };
+	/* Containers before networks before volumes: each holds the next. */
+	static const char *const order[] = {"container", "network", "volume"};
 
 	memset(res, 0, sizeof(*res));
 	if (state_task_get(l, task, &t, err) < 0) {

@@ -13,19 +13,19 @@ struct engine;
 struct ledger;
 
 struct svc_down_opts {
-	bool volumes;             /* also remove named volumes (else they are kept) */
-	int stop_timeout;         /* seconds given to each container to stop; default 10 */
+	bool volumes;		  /* also remove named volumes (else they are kept) */
+	int stop_timeout;	  /* seconds given to each container to stop; default 10 */
 	svc_progress_fn progress; /* may be NULL; what: "removed", "already gone", "kept",
 				     "not ours, left alone", "failed: <reason>" */
 	void *progress_ctx;
 };
 
 struct svc_down_result {
-	size_t removed;    /* removed now */
-	size_t gone;       /* recorded but already absent from the engine */
-	size_t kept;       /* volumes kept without --volumes */
-	size_t refused;    /* engine object by that name carries another owner's labels */
-	size_t remaining;  /* owned and still present after a failed removal (pending) */
+	size_t removed;	  /* removed now */
+	size_t gone;	  /* recorded but already absent from the engine */
+	size_t kept;	  /* volumes kept without --volumes */
+	size_t refused;	  /* engine object by that name carries another owner's labels */
+	size_t remaining; /* owned and still present after a failed removal (pending) */
 };
 
 /* Remove what the ledger says TASK owns on engine E: containers (stop,

@@ -21,23 +21,23 @@
  * own BEGIN IMMEDIATE transaction that also bumps PRAGMA user_version.
  * Never edit a shipped migration: append a new one. */
 static const char *const migrations[] = {
-	"CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);"
-	"CREATE TABLE tasks(name TEXT PRIMARY KEY, project_dir TEXT, compose_files TEXT,"
-	" engine TEXT, status TEXT NOT NULL, created INTEGER NOT NULL, updated INTEGER NOT NULL);"
-	"CREATE TABLE resources(id INTEGER PRIMARY KEY AUTOINCREMENT, task TEXT NOT NULL,"
-	" kind TEXT NOT NULL, name TEXT NOT NULL, engine_id TEXT, service TEXT,"
-	" state TEXT NOT NULL"
-	"  CHECK(state IN ('intended','created','removing','removed','pending')),"
-	" detail TEXT, created INTEGER NOT NULL, updated INTEGER NOT NULL);"
-	/* One live owner per engine name; removed rows stay as history. */
-	"CREATE UNIQUE INDEX resources_active ON resources(kind, name) WHERE state <> 'removed';"
-	"CREATE INDEX resources_task ON resources(task);"
-	"CREATE TABLE ports(host_ip TEXT NOT NULL, host_port INTEGER NOT NULL, proto TEXT NOT NULL,"
-	" task TEXT NOT NULL, service TEXT NOT NULL, container_port INTEGER NOT NULL,"
-	" created INTEGER NOT NULL, PRIMARY KEY(host_ip, host_port, proto),"
-	" UNIQUE(task, service, container_port, proto));"
-	"CREATE TABLE events(id INTEGER PRIMARY KEY AUTOINCREMENT, ts INTEGER NOT NULL,"
-	" task TEXT, verb TEXT, message TEXT);",
+    "CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);"
+    "CREATE TABLE tasks(name TEXT PRIMARY KEY, project_dir TEXT, compose_files TEXT,"
+    " engine TEXT, status TEXT NOT NULL, created INTEGER NOT NULL, updated INTEGER NOT NULL);"
+    "CREATE TABLE resources(id INTEGER PRIMARY KEY AUTOINCREMENT, task TEXT NOT NULL,"
+    " kind TEXT NOT NULL, name TEXT NOT NULL, engine_id TEXT, service TEXT,"
+    " state TEXT NOT NULL"
+    "  CHECK(state IN ('intended','created','removing','removed','pending')),"
+    " detail TEXT, created INTEGER NOT NULL, updated INTEGER NOT NULL);"
+    /* One live owner per engine name; removed rows stay as history. */
+    "CREATE UNIQUE INDEX resources_active ON resources(kind, name) WHERE state <> 'removed';"
+    "CREATE INDEX resources_task ON resources(task);"
+    "CREATE TABLE ports(host_ip TEXT NOT NULL, host_port INTEGER NOT NULL, proto TEXT NOT NULL,"
+    " task TEXT NOT NULL, service TEXT NOT NULL, container_port INTEGER NOT NULL,"
+    " created INTEGER NOT NULL, PRIMARY KEY(host_ip, host_port, proto),"
+    " UNIQUE(task, service, container_port, proto));"
+    "CREATE TABLE events(id INTEGER PRIMARY KEY AUTOINCREMENT, ts INTEGER NOT NULL,"
+    " task TEXT, verb TEXT, message TEXT);",
 };
 
 /* How long a statement waits for another process's lock (ms). */
@@ -91,8 +91,8 @@ int ledger_step(struct ledger *l, sqlite3_stmt *st, struct te_err *err)
 	return ledger_fail(l, err);
 }
 
-int ledger_run(struct ledger *l, const char *sql, const struct ledger_arg *args, size_t n,
-	       int *changes, struct te_err *err)
+int ledger_run(struct ledger *l, const char *sql, const struct ledger_arg *args, size_t n, int *changes,
+	       struct te_err *err)
 {
 	te_autostmt sqlite3_stmt *st = NULL;
 	int rc;
@@ -306,8 +306,8 @@ static int migrate(struct ledger *l, struct te_err *err)
 	}
 	if (v > LEDGER_SCHEMA_VERSION)
 		return te_err_set(err, TE_E_STATE,
-				  "ledger '%s': schema version %d is newer than this taskenv (%d)",
-				  l->path, v, LEDGER_SCHEMA_VERSION);
+				  "ledger '%s': schema version %d is newer than this taskenv (%d)", l->path,
+				  v, LEDGER_SCHEMA_VERSION);
 	return 0;
 }
 
@@ -357,7 +357,7 @@ static int random_hex(char *out, size_t nbytes, struct te_err *err)
 static int load_id(struct ledger *l, struct te_err *err)
 {
 	char fresh[sizeof(l->id)];
-	const struct ledger_arg a[] = { LEDGER_S(fresh) };
+	const struct ledger_arg a[] = {LEDGER_S(fresh)};
 	int rc = read_id(l, err);
 
 	if (rc != 0)
@@ -450,18 +450,15 @@ static void task_from_row(sqlite3_stmt *st, struct state_task *t)
 	t->updated = sqlite3_column_int64(st, 6);
 }
 
-int state_task_upsert(struct ledger *l, const char *name, const char *project_dir,
-		      const char *compose_files, const char *engine, const char *status,
-		      struct te_err *err)
+int state_task_upsert(struct ledger *l, const char *name, const char *project_dir, const char *compose_files,
+		      const char *engine, const char *status, struct te_err *err)
 {
-	static const char sql[] =
-		"INSERT INTO tasks(" TASK_COLS ") VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?6)"
-		" ON CONFLICT(name) DO UPDATE SET project_dir = excluded.project_dir,"
-		" compose_files = excluded.compose_files, engine = excluded.engine,"
-		" status = excluded.status, updated = excluded.updated";
-	const struct ledger_arg a[] = { LEDGER_S(name),	  LEDGER_S(project_dir),
-					LEDGER_S(compose_files), LEDGER_S(engine),
-					LEDGER_S(status), LEDGER_I(ledger_now()) };
+	static const char sql[] = "INSERT INTO tasks(" TASK_COLS ") VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?6)"
+				  " ON CONFLICT(name) DO UPDATE SET project_dir = excluded.project_dir,"
+				  " compose_files = excluded.compose_files, engine = excluded.engine,"
+				  " status = excluded.status, updated = excluded.updated";
+	const struct ledger_arg a[] = {LEDGER_S(name),	 LEDGER_S(project_dir), LEDGER_S(compose_files),
+				       LEDGER_S(engine), LEDGER_S(status),	LEDGER_I(ledger_now())};
 
 	return ledger_run(l, sql, a, LEDGER_NARGS(a), NULL, err);
 }
@@ -469,7 +466,7 @@ int state_task_upsert(struct ledger *l, const char *name, const char *project_di
 int state_task_set_status(struct ledger *l, const char *name, const char *status, struct te_err *err)
 {
 	static const char sql[] = "UPDATE tasks SET status = ?2, updated = ?3 WHERE name = ?1";
-	const struct ledger_arg a[] = { LEDGER_S(name), LEDGER_S(status), LEDGER_I(ledger_now()) };
+	const struct ledger_arg a[] = {LEDGER_S(name), LEDGER_S(status), LEDGER_I(ledger_now())};
 	int changes;
 
 	if (ledger_run(l, sql, a, LEDGER_NARGS(a), &changes, err) < 0)
@@ -482,7 +479,7 @@ int state_task_set_status(struct ledger *l, const char *name, const char *status
 int state_task_get(struct ledger *l, const char *name, struct state_task *out, struct te_err *err)
 {
 	static const char sql[] = "SELECT " TASK_COLS " FROM tasks WHERE name = ?1";
-	const struct ledger_arg a[] = { LEDGER_S(name) };
+	const struct ledger_arg a[] = {LEDGER_S(name)};
 	te_autostmt sqlite3_stmt *st = NULL;
 	int rc;
 
@@ -533,7 +530,7 @@ int state_task_list(struct ledger *l, struct state_task **out, size_t *n, struct
 static int count_rows(struct ledger *l, const char *sql, const char *task, long long *count,
 		      struct te_err *err)
 {
-	const struct ledger_arg a[] = { LEDGER_S(task) };
+	const struct ledger_arg a[] = {LEDGER_S(task)};
 	te_autostmt sqlite3_stmt *st = NULL;
 	int rc;
 
@@ -548,12 +545,12 @@ static int count_rows(struct ledger *l, const char *sql, const char *task, long 
 
 static int task_delete_locked(struct ledger *l, const char *name, struct te_err *err)
 {
-	const struct ledger_arg a[] = { LEDGER_S(name) };
+	const struct ledger_arg a[] = {LEDGER_S(name)};
 	long long res, ports;
 	int changes;
 
-	if (count_rows(l, "SELECT count(*) FROM resources WHERE task = ?1 AND state <> 'removed'",
-		       name, &res, err) < 0 ||
+	if (count_rows(l, "SELECT count(*) FROM resources WHERE task = ?1 AND state <> 'removed'", name, &res,
+		       err) < 0 ||
 	    count_rows(l, "SELECT count(*) FROM ports WHERE task = ?1", name, &ports, err) < 0)
 		return -1;
 	if (res > 0 || ports > 0)
@@ -602,7 +599,7 @@ static int find_active(struct ledger *l, const char *task, const char *kind, con
 {
 	static const char sql[] = "SELECT id, task FROM resources"
 				  " WHERE kind = ?1 AND name = ?2 AND state <> 'removed'";
-	const struct ledger_arg a[] = { LEDGER_S(kind), LEDGER_S(name) };
+	const struct ledger_arg a[] = {LEDGER_S(kind), LEDGER_S(name)};
 	te_autostmt sqlite3_stmt *st = NULL;
 	const char *owner;
 	int rc;
@@ -614,9 +611,8 @@ static int find_active(struct ledger *l, const char *task, const char *kind, con
 		return rc;
 	owner = (const char *)sqlite3_column_text(st, 1);
 	if (!owner || strcmp(owner, task) != 0)
-		return te_err_set(err, TE_E_CONFLICT,
-				  "%s '%s' is already owned by task '%s' in this ledger", kind, name,
-				  owner ? owner : "");
+		return te_err_set(err, TE_E_CONFLICT, "%s '%s' is already owned by task '%s' in this ledger",
+				  kind, name, owner ? owner : "");
 	*id_out = sqlite3_column_int64(st, 0);
 	return 1;
 }
@@ -624,11 +620,10 @@ static int find_active(struct ledger *l, const char *task, const char *kind, con
 static int intend_locked(struct ledger *l, const char *task, const char *kind, const char *name,
 			 const char *service, long long *id_out, struct te_err *err)
 {
-	static const char sql[] =
-		"INSERT INTO resources(task, kind, name, service, state, created, updated)"
-		" VALUES(?1, ?2, ?3, ?4, 'intended', ?5, ?5)";
-	const struct ledger_arg a[] = { LEDGER_S(task), LEDGER_S(kind), LEDGER_S(name),
-					LEDGER_S(service), LEDGER_I(ledger_now()) };
+	static const char sql[] = "INSERT INTO resources(task, kind, name, service, state, created, updated)"
+				  " VALUES(?1, ?2, ?3, ?4, 'intended', ?5, ?5)";
+	const struct ledger_arg a[] = {LEDGER_S(task), LEDGER_S(kind), LEDGER_S(name), LEDGER_S(service),
+				       LEDGER_I(ledger_now())};
 	int rc = find_active(l, task, kind, name, id_out, err);
 
 	if (rc != 0)
@@ -673,15 +668,15 @@ int state_resource_created(struct ledger *l, long long id, const char *engine_id
 {
 	static const char sql[] = "UPDATE resources SET engine_id = ?2, state = 'created',"
 				  " updated = ?3 WHERE id = ?1";
-	const struct ledger_arg a[] = { LEDGER_I(id), LEDGER_S(engine_id), LEDGER_I(ledger_now()) };
+	const struct ledger_arg a[] = {LEDGER_I(id), LEDGER_S(engine_id), LEDGER_I(ledger_now())};
 
 	return update_resource(l, sql, a, LEDGER_NARGS(a), err);
 }
 
 static bool known_state(const char *state)
 {
-	static const char *const states[] = { STATE_INTENDED, STATE_CREATED, STATE_REMOVING,
-					      STATE_REMOVED, STATE_PENDING };
+	static const char *const states[] = {STATE_INTENDED, STATE_CREATED, STATE_REMOVING, STATE_REMOVED,
+					     STATE_PENDING};
 
 	for (size_t i = 0; state && i < sizeof(states) / sizeof(states[0]); i++) {
 		if (strcmp(state, states[i]) == 0)
@@ -693,18 +688,18 @@ static bool known_state(const char *state)
 int state_resource_set_state(struct ledger *l, long long id, const char *state, struct te_err *err)
 {
 	static const char sql[] = "UPDATE resources SET state = ?2, updated = ?3 WHERE id = ?1";
-	const struct ledger_arg a[] = { LEDGER_I(id), LEDGER_S(state), LEDGER_I(ledger_now()) };
+	const struct ledger_arg a[] = {LEDGER_I(id), LEDGER_S(state), LEDGER_I(ledger_now())};
 
 	if (!known_state(state))
-		return te_err_set(err, TE_E_STATE, "ledger '%s': unknown resource state '%s'",
-				  l->path, state ? state : "(null)");
+		return te_err_set(err, TE_E_STATE, "ledger '%s': unknown resource state '%s'", l->path,
+				  state ? state : "(null)");
 	return update_resource(l, sql, a, LEDGER_NARGS(a), err);
 }
 
 int state_resource_set_detail(struct ledger *l, long long id, const char *detail, struct te_err *err)
 {
 	static const char sql[] = "UPDATE resources SET detail = ?2, updated = ?3 WHERE id = ?1";
-	const struct ledger_arg a[] = { LEDGER_I(id), LEDGER_S(detail), LEDGER_I(ledger_now()) };
+	const struct ledger_arg a[] = {LEDGER_I(id), LEDGER_S(detail), LEDGER_I(ledger_now())};
 
 	return update_resource(l, sql, a, LEDGER_NARGS(a), err);
 }
@@ -723,13 +718,13 @@ static void resource_from_row(sqlite3_stmt *st, struct state_resource *r)
 	r->updated = sqlite3_column_int64(st, 9);
 }
 
-int state_resource_list(struct ledger *l, const char *task, bool include_removed,
-			struct state_resource **out, size_t *n, struct te_err *err)
+int state_resource_list(struct ledger *l, const char *task, bool include_removed, struct state_resource **out,
+			size_t *n, struct te_err *err)
 {
 	static const char sql[] =
-		"SELECT id, task, kind, name, engine_id, service, state, detail, created, updated"
-		" FROM resources WHERE task = ?1 AND (?2 OR state <> 'removed') ORDER BY id";
-	const struct ledger_arg a[] = { LEDGER_S(task), LEDGER_I(include_removed) };
+	    "SELECT id, task, kind, name, engine_id, service, state, detail, created, updated"
+	    " FROM resources WHERE task = ?1 AND (?2 OR state <> 'removed') ORDER BY id";
+	const struct ledger_arg a[] = {LEDGER_S(task), LEDGER_I(include_removed)};
 	te_autostmt sqlite3_stmt *st = NULL;
 	struct state_resource *v = NULL;
 	size_t len = 0, cap = 0;
@@ -764,8 +759,8 @@ int state_event_add(struct ledger *l, const char *task, const char *verb, const 
 		    struct te_err *err)
 {
 	static const char sql[] = "INSERT INTO events(ts, task, verb, message) VALUES(?1, ?2, ?3, ?4)";
-	const struct ledger_arg a[] = { LEDGER_I(ledger_now()), LEDGER_S(task), LEDGER_S(verb),
-					LEDGER_S(message) };
+	const struct ledger_arg a[] = {LEDGER_I(ledger_now()), LEDGER_S(task), LEDGER_S(verb),
+				       LEDGER_S(message)};
 
 	return ledger_run(l, sql, a, LEDGER_NARGS(a), NULL, err);
 }

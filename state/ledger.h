@@ -36,17 +36,17 @@ char *state_default_path(void);
  * file creation, randomness), TE_E_STATE (sqlite, or a schema newer than
  * this build). */
 struct ledger *state_open(const char *path, struct te_err *err);
-void state_close(struct ledger *l); /* NULL is a no-op */
+void state_close(struct ledger *l);		     /* NULL is a no-op */
 const char *state_ledger_id(const struct ledger *l); /* borrowed */
-const char *state_path(const struct ledger *l);      /* borrowed */
+const char *state_path(const struct ledger *l);	     /* borrowed */
 
 /* ---- tasks ---- */
 struct state_task {
 	char *name;
 	char *project_dir;
 	char *compose_files; /* JSON array text of absolute paths */
-	char *engine;        /* socket path the task was created on */
-	char *status;        /* "up", "partial", "down", ... free text set by services/ */
+	char *engine;	     /* socket path the task was created on */
+	char *status;	     /* "up", "partial", "down", ... free text set by services/ */
 	long long created;   /* unix seconds */
 	long long updated;   /* unix seconds */
 };
@@ -54,9 +54,8 @@ void state_task_release(struct state_task *t);
 void state_tasks_free(struct state_task *v, size_t n);
 
 /* Insert or update the task row (created is kept on update). */
-int state_task_upsert(struct ledger *l, const char *name, const char *project_dir,
-		      const char *compose_files, const char *engine, const char *status,
-		      struct te_err *err);
+int state_task_upsert(struct ledger *l, const char *name, const char *project_dir, const char *compose_files,
+		      const char *engine, const char *status, struct te_err *err);
 /* TE_E_NOTFOUND when there is no such task. */
 int state_task_set_status(struct ledger *l, const char *name, const char *status, struct te_err *err);
 /* TE_E_NOTFOUND when there is no such task. */
@@ -80,12 +79,12 @@ int state_task_delete(struct ledger *l, const char *name, struct te_err *err);
 struct state_resource {
 	long long id;
 	char *task;
-	char *kind;      /* "container", "network", "volume", later "postgres-schema", ... */
-	char *name;      /* the exact name given to the engine/driver */
+	char *kind;	 /* "container", "network", "volume", later "postgres-schema", ... */
+	char *name;	 /* the exact name given to the engine/driver */
 	char *engine_id; /* NULL until created */
-	char *service;   /* the Compose service/key it came from, or NULL */
-	char *state;     /* one of STATE_* */
-	char *detail;    /* free JSON text or NULL (never secrets) */
+	char *service;	 /* the Compose service/key it came from, or NULL */
+	char *state;	 /* one of STATE_* */
+	char *detail;	 /* free JSON text or NULL (never secrets) */
 	long long created;
 	long long updated;
 };
@@ -105,8 +104,8 @@ int state_resource_set_state(struct ledger *l, long long id, const char *state, 
 /* Set the detail JSON text (NULL clears it). */
 int state_resource_set_detail(struct ledger *l, long long id, const char *detail, struct te_err *err);
 /* Rows of TASK in insertion order; removed rows only when INCLUDE_REMOVED. */
-int state_resource_list(struct ledger *l, const char *task, bool include_removed,
-			struct state_resource **out, size_t *n, struct te_err *err);
+int state_resource_list(struct ledger *l, const char *task, bool include_removed, struct state_resource **out,
+			size_t *n, struct te_err *err);
 
 /* ---- host ports ---- */
 struct state_port {

@@ -15,9 +15,9 @@ struct te_err;
 #define LEDGER_SCHEMA_VERSION 1
 
 struct ledger {
-	sqlite3 *db;  /* owned */
-	char *path;   /* owned */
-	char id[17];  /* 16 hex chars + NUL */
+	sqlite3 *db; /* owned */
+	char *path;  /* owned */
+	char id[17]; /* 16 hex chars + NUL */
 };
 
 /* One bound parameter; text may be NULL (bound as SQL NULL). Borrowed:
@@ -27,8 +27,14 @@ struct ledger_arg {
 	const char *s;
 	long long i;
 };
-#define LEDGER_S(v) { 's', (v), 0 }
-#define LEDGER_I(v) { 'i', NULL, (long long)(v) }
+#define LEDGER_S(v)                                                                                          \
+	{                                                                                                    \
+		's', (v), 0                                                                                  \
+	}
+#define LEDGER_I(v)                                                                                          \
+	{                                                                                                    \
+		'i', NULL, (long long)(v)                                                                    \
+	}
 #define LEDGER_NARGS(a) (sizeof(a) / sizeof((a)[0]))
 
 /* TE_E_STATE with the connection's last sqlite message. Returns -1. */
@@ -41,8 +47,8 @@ int ledger_prepare(struct ledger *l, const char *sql, const struct ledger_arg *a
 int ledger_step(struct ledger *l, sqlite3_stmt *st, struct te_err *err);
 /* Prepare, bind, step to completion. *changes (may be NULL) gets
  * sqlite3_changes() for a write. */
-int ledger_run(struct ledger *l, const char *sql, const struct ledger_arg *args, size_t n,
-	       int *changes, struct te_err *err);
+int ledger_run(struct ledger *l, const char *sql, const struct ledger_arg *args, size_t n, int *changes,
+	       struct te_err *err);
 
 /* BEGIN IMMEDIATE (waits up to the busy timeout for the write lock). */
 int ledger_begin(struct ledger *l, struct te_err *err);

@@ -86,8 +86,8 @@ static int find_held(struct ledger *l, const struct port_req *r, struct te_err *
 				  " AND service = ?2 AND container_port = ?3 AND proto = ?4";
 	static const char drop[] = "DELETE FROM ports WHERE task = ?1"
 				   " AND service = ?2 AND container_port = ?3 AND proto = ?4";
-	const struct ledger_arg a[] = { LEDGER_S(r->task), LEDGER_S(r->service),
-					LEDGER_I(r->container_port), LEDGER_S(r->proto) };
+	const struct ledger_arg a[] = {LEDGER_S(r->task), LEDGER_S(r->service), LEDGER_I(r->container_port),
+				       LEDGER_S(r->proto)};
 	te_autostmt sqlite3_stmt *st = NULL;
 	const char *ip;
 	int rc;
@@ -110,10 +110,10 @@ static int load_taken(struct ledger *l, const struct port_req *r, bool *taken, s
 		      struct te_err *err)
 {
 	static const char sql[] =
-		"SELECT host_port FROM ports WHERE proto = ?1 AND host_port BETWEEN ?2 AND ?3"
-		" AND (host_ip = ?4 OR host_ip IN ('0.0.0.0', '::') OR ?4 IN ('0.0.0.0', '::'))";
-	const struct ledger_arg a[] = { LEDGER_S(r->proto), LEDGER_I(r->lo), LEDGER_I(r->hi),
-					LEDGER_S(r->host_ip) };
+	    "SELECT host_port FROM ports WHERE proto = ?1 AND host_port BETWEEN ?2 AND ?3"
+	    " AND (host_ip = ?4 OR host_ip IN ('0.0.0.0', '::') OR ?4 IN ('0.0.0.0', '::'))";
+	const struct ledger_arg a[] = {LEDGER_S(r->proto), LEDGER_I(r->lo), LEDGER_I(r->hi),
+				       LEDGER_S(r->host_ip)};
 	te_autostmt sqlite3_stmt *st = NULL;
 	int rc;
 
@@ -164,16 +164,15 @@ static int insert_port(struct ledger *l, const struct port_req *r, int port, str
 {
 	static const char sql[] = "INSERT INTO ports(host_ip, host_port, proto, task, service,"
 				  " container_port, created) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7)";
-	const struct ledger_arg a[] = { LEDGER_S(r->host_ip), LEDGER_I(port),
-					LEDGER_S(r->proto),   LEDGER_S(r->task),
-					LEDGER_S(r->service), LEDGER_I(r->container_port),
-					LEDGER_I(ledger_now()) };
+	const struct ledger_arg a[] = {LEDGER_S(r->host_ip),  LEDGER_I(port),
+				       LEDGER_S(r->proto),    LEDGER_S(r->task),
+				       LEDGER_S(r->service),  LEDGER_I(r->container_port),
+				       LEDGER_I(ledger_now())};
 
 	return ledger_run(l, sql, a, LEDGER_NARGS(a), NULL, err);
 }
 
-static int reserve_locked(struct ledger *l, const struct port_req *r, int *port_out,
-			  struct te_err *err)
+static int reserve_locked(struct ledger *l, const struct port_req *r, int *port_out, struct te_err *err)
 {
 	te_autofree bool *taken = NULL;
 	size_t reserved;
@@ -203,16 +202,16 @@ int state_port_reserve(struct ledger *l, const char *task, const char *service, 
 		       state_port_probe_fn probe, void *probe_ctx, int *port_out, struct te_err *err)
 {
 	const struct port_req r = {
-		.task = task,
-		.service = service,
-		.container_port = container_port,
-		.proto = proto,
-		.host_ip = host_ip ? host_ip : "127.0.0.1",
-		.hint = hint,
-		.lo = lo,
-		.hi = hi,
-		.probe = probe,
-		.probe_ctx = probe_ctx,
+	    .task = task,
+	    .service = service,
+	    .container_port = container_port,
+	    .proto = proto,
+	    .host_ip = host_ip ? host_ip : "127.0.0.1",
+	    .hint = hint,
+	    .lo = lo,
+	    .hi = hi,
+	    .probe = probe,
+	    .probe_ctx = probe_ctx,
 	};
 	int port = 0;
 
@@ -246,9 +245,9 @@ int state_port_list(struct ledger *l, const char *task, struct state_port **out,
 		    struct te_err *err)
 {
 	static const char sql[] =
-		"SELECT task, service, container_port, proto, host_ip, host_port FROM ports"
-		" WHERE ?1 IS NULL OR task = ?1 ORDER BY task, service, container_port, proto";
-	const struct ledger_arg a[] = { LEDGER_S(task) };
+	    "SELECT task, service, container_port, proto, host_ip, host_port FROM ports"
+	    " WHERE ?1 IS NULL OR task = ?1 ORDER BY task, service, container_port, proto";
+	const struct ledger_arg a[] = {LEDGER_S(task)};
 	te_autostmt sqlite3_stmt *st = NULL;
 	struct state_port *v = NULL;
 	size_t len = 0, cap = 0;
@@ -279,7 +278,7 @@ int state_port_list(struct ledger *l, const char *task, struct state_port **out,
 
 int state_port_release_task(struct ledger *l, const char *task, struct te_err *err)
 {
-	const struct ledger_arg a[] = { LEDGER_S(task) };
+	const struct ledger_arg a[] = {LEDGER_S(task)};
 
 	return ledger_run(l, "DELETE FROM ports WHERE task = ?1", a, LEDGER_NARGS(a), NULL, err);
 }

@@ -12,7 +12,7 @@
 
 static void test_err_set_and_prefix(void **state)
 {
-	struct te_err err = { 0 };
+	struct te_err err = {0};
 
 	assert_int_equal(te_err_set(&err, TE_E_ENGINE, "port is %s", "already allocated"), -1);
 	assert_int_equal(err.code, TE_E_ENGINE);
@@ -27,7 +27,7 @@ static void test_err_set_and_prefix(void **state)
 
 static void test_err_truncates(void **state)
 {
-	struct te_err err = { 0 };
+	struct te_err err = {0};
 	char big[4096];
 
 	memset(big, 'a', sizeof(big) - 1);
@@ -100,9 +100,12 @@ static void test_steal(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_err_set_and_prefix), cmocka_unit_test(test_err_truncates),
-		cmocka_unit_test(test_buf_cap),            cmocka_unit_test(test_buf_detach),
-		cmocka_unit_test(test_strv),               cmocka_unit_test(test_steal),
+	    cmocka_unit_test(test_err_set_and_prefix),
+	    cmocka_unit_test(test_err_truncates),
+	    cmocka_unit_test(test_buf_cap),
+	    cmocka_unit_test(test_buf_detach),
+	    cmocka_unit_test(test_strv),
+	    cmocka_unit_test(test_steal),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -57,7 +57,7 @@ static int teardown(void **state)
 
 static struct ledger *open_ok(const char *path)
 {
-	struct te_err err = { 0 };
+	struct te_err err = {0};
 	struct ledger *l = state_open(path, &err);
 
 	if (!l)
@@ -134,7 +134,7 @@ static void test_open_errors(void **state)
 	struct fx *f = *state;
 	te_autofree char *blocker = xasprintf("%s/file", f->dir);
 	te_autofree char *below = xasprintf("%s/file/state.db", f->dir);
-	struct te_err err = { 0 };
+	struct te_err err = {0};
 	FILE *fp = fopen(blocker, "w");
 
 	assert_non_null(fp);
@@ -168,7 +168,7 @@ static void test_newer_schema_refused(void **state)
 {
 	struct fx *f = *state;
 	struct ledger *l = open_ok(f->path);
-	struct te_err err = { 0 };
+	struct te_err err = {0};
 	char sql[64];
 
 	snprintf(sql, sizeof(sql), "PRAGMA user_version = %d", LEDGER_SCHEMA_VERSION + 1);
@@ -183,13 +183,13 @@ static void test_tasks(void **state)
 {
 	struct fx *f = *state;
 	struct ledger *l = open_ok(f->path);
-	struct te_err err = { 0 };
+	struct te_err err = {0};
 	struct state_task t, *v = NULL;
 	long long created;
 	size_t n = 0;
 
-	assert_int_equal(state_task_upsert(l, "beta", "/p/b", "[\"/p/b/c.yml\"]", "/run/d.sock",
-					   "up", &err), 0);
+	assert_int_equal(state_task_upsert(l, "beta", "/p/b", "[\"/p/b/c.yml\"]", "/run/d.sock", "up", &err),
+			 0);
 	assert_int_equal(state_task_upsert(l, "alpha", NULL, NULL, NULL, "partial", &err), 0);
 	assert_int_equal(state_task_get(l, "beta", &t, &err), 0);
 	assert_string_equal(t.project_dir, "/p/b");
@@ -230,7 +230,7 @@ static void test_task_delete_refused_while_owning(void **state)
 {
 	struct fx *f = *state;
 	struct ledger *l = open_ok(f->path);
-	struct te_err err = { 0 };
+	struct te_err err = {0};
 	struct state_resource *v = NULL;
 	struct state_task t;
 	size_t n = 0;
@@ -252,8 +252,8 @@ static void test_task_delete_refused_while_owning(void **state)
 	assert_int_equal(err.code, TE_E_CONFLICT);
 
 	assert_int_equal(state_resource_set_state(l, id, STATE_REMOVED, &err), 0);
-	assert_int_equal(state_port_reserve(l, "t1", "web", 80, "tcp", NULL, 0, 41000, 41009, NULL,
-					    NULL, &port, &err), 0);
+	assert_int_equal(
+	    state_port_reserve(l, "t1", "web", 80, "tcp", NULL, 0, 41000, 41009, NULL, NULL, &port, &err), 0);
 	assert_int_equal(state_task_delete(l, "t1", &err), -1);
 	assert_int_equal(err.code, TE_E_CONFLICT);
 	assert_non_null(strstr(err.msg, "0 resources and 1 port reservations"));
@@ -278,15 +278,12 @@ static void test_resource_lifecycle(void **state)
 		const char *state;
 		size_t active; /* rows listed without removed */
 	} steps[] = {
-		{ STATE_CREATED, 1 },
-		{ STATE_REMOVING, 1 },
-		{ STATE_PENDING, 1 },
-		{ STATE_REMOVING, 1 },
-		{ STATE_REMOVED, 0 },
+	    {STATE_CREATED, 1},	 {STATE_REMOVING, 1}, {STATE_PENDING, 1},
+	    {STATE_REMOVING, 1}, {STATE_REMOVED, 0},
 	};
 	struct fx *f = *state;
 	struct ledger *l = open_ok(f->path);
-	struct te_err err = { 0 };
+	struct te_err err = {0};
 	struct state_resource *v = NULL;
 	size_t n = 0;
 	long long id;
@@ -331,7 +328,7 @@ static void test_resource_errors(void **state)
 {
 	struct fx *f = *state;
 	struct ledger *l = open_ok(f->path);
-	struct te_err err = { 0 };
+	struct te_err err = {0};
 	long long id;
 
 	assert_int_equal(state_resource_intend(l, "t1", "volume", "t1_data", NULL, &id, &err), 0);
@@ -351,7 +348,7 @@ static void test_intend_idempotent_conflict_reintend(void **state)
 {
 	struct fx *f = *state;
 	struct ledger *l = open_ok(f->path);
-	struct te_err err = { 0 };
+	struct te_err err = {0};
 	struct state_resource *v = NULL;
 	size_t n = 0;
 	long long id1, id2, id3 = -7;
@@ -397,7 +394,7 @@ static int wait_child(pid_t pid)
 static void test_crash_leaves_intended_row(void **state)
 {
 	struct fx *f = *state;
-	struct te_err err = { 0 };
+	struct te_err err = {0};
 	struct state_resource *v = NULL;
 	struct ledger *l;
 	size_t n = 0;
@@ -408,8 +405,7 @@ static void test_crash_leaves_intended_row(void **state)
 		struct ledger *cl = state_open(f->path, &err);
 		long long id;
 
-		if (!cl || state_resource_intend(cl, "t1", "container", "t1-app-1", "app", &id,
-						 &err) < 0)
+		if (!cl || state_resource_intend(cl, "t1", "container", "t1-app-1", "app", &id, &err) < 0)
 			_exit(1);
 		/* No created, no close: killed as common/fault.c would (and
 		 * unlike _exit, valgrind does no leak pass over the open handle). */
@@ -431,7 +427,7 @@ static void test_crash_leaves_intended_row(void **state)
  * GO), open, write the ledger id and a newline to OUT. */
 static void concurrent_child(const char *path, int go, int out)
 {
-	struct te_err err = { 0 };
+	struct te_err err = {0};
 	struct ledger *l;
 	char c, line[18];
 
@@ -506,7 +502,7 @@ static void test_event_add(void **state)
 {
 	struct fx *f = *state;
 	struct ledger *l = open_ok(f->path);
-	struct te_err err = { 0 };
+	struct te_err err = {0};
 	te_autofree char *msg = NULL;
 
 	assert_int_equal(state_event_add(l, "t1", "up", "created 3 containers", &err), 0);
@@ -535,14 +531,14 @@ static void test_default_path(void **state)
 	static const struct {
 		const char *te, *xdg, *home, *want;
 	} cases[] = {
-		{ "/s/x.db", "/xdg", "/h", "/s/x.db" },
-		{ "", "/xdg", "/h", "/xdg/taskenv/state.db" },
-		{ NULL, "/xdg", "/h", "/xdg/taskenv/state.db" },
-		{ NULL, "rel", "/h", "/h/.local/state/taskenv/state.db" },
-		{ NULL, "", "/h", "/h/.local/state/taskenv/state.db" },
-		{ NULL, NULL, "/h", "/h/.local/state/taskenv/state.db" },
+	    {"/s/x.db", "/xdg", "/h", "/s/x.db"},
+	    {"", "/xdg", "/h", "/xdg/taskenv/state.db"},
+	    {NULL, "/xdg", "/h", "/xdg/taskenv/state.db"},
+	    {NULL, "rel", "/h", "/h/.local/state/taskenv/state.db"},
+	    {NULL, "", "/h", "/h/.local/state/taskenv/state.db"},
+	    {NULL, NULL, "/h", "/h/.local/state/taskenv/state.db"},
 	};
-	static const char *const vars[] = { "TASKENV_STATE", "XDG_STATE_HOME", "HOME" };
+	static const char *const vars[] = {"TASKENV_STATE", "XDG_STATE_HOME", "HOME"};
 	char *saved[3];
 
 	for (int i = 0; i < 3; i++)
@@ -582,21 +578,21 @@ static void test_open_default_path(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		T(test_open_creates_private_wal_db),
-		T(test_existing_file_mode_kept),
-		T(test_open_errors),
-		T(test_reopen_keeps_id),
-		T(test_newer_schema_refused),
-		T(test_tasks),
-		T(test_task_delete_refused_while_owning),
-		T(test_resource_lifecycle),
-		T(test_resource_errors),
-		T(test_intend_idempotent_conflict_reintend),
-		T(test_crash_leaves_intended_row),
-		T(test_concurrent_fresh_open),
-		T(test_event_add),
-		T(test_default_path),
-		T(test_open_default_path),
+	    T(test_open_creates_private_wal_db),
+	    T(test_existing_file_mode_kept),
+	    T(test_open_errors),
+	    T(test_reopen_keeps_id),
+	    T(test_newer_schema_refused),
+	    T(test_tasks),
+	    T(test_task_delete_refused_while_owning),
+	    T(test_resource_lifecycle),
+	    T(test_resource_errors),
+	    T(test_intend_idempotent_conflict_reintend),
+	    T(test_crash_leaves_intended_row),
+	    T(test_concurrent_fresh_open),
+	    T(test_event_add),
+	    T(test_default_path),
+	    T(test_open_default_path),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -15,28 +15,28 @@
 #define TE_WITH_CJSON
 #include "common/cleanup.h"
 
-static char *files[] = { "/p/compose.yaml", NULL };
+static char *files[] = {"/p/compose.yaml", NULL};
 
 static struct svc_port app_ports[] = {
-	{ NULL, 8080, 3000, "tcp", { "/p/compose.yaml", 5, 9 } },
-	{ NULL, 0, 53, "udp", { "/p/compose.yaml", 6, 9 } },
+    {NULL, 8080, 3000, "tcp", {"/p/compose.yaml", 5, 9}},
+    {NULL, 0, 53, "udp", {"/p/compose.yaml", 6, 9}},
 };
 static struct svc_kv app_labels[] = {
-	{ "team", "core", { 0 } },
-	{ "io.taskenv.task", "forged", { 0 } },
+    {"team", "core", {0}},
+    {"io.taskenv.task", "forged", {0}},
 };
-static struct svc_kv app_env[] = { { "DATABASE_HOST", "database", { 0 } } };
-static char *app_deps[] = { "database", NULL };
-static char *worker_deps[] = { "app", NULL };
-static char *app_cmd[] = { "httpd", "-f", NULL };
+static struct svc_kv app_env[] = {{"DATABASE_HOST", "database", {0}}};
+static char *app_deps[] = {"database", NULL};
+static char *worker_deps[] = {"app", NULL};
+static char *app_cmd[] = {"httpd", "-f", NULL};
 static struct svc_mount db_mounts[] = {
-	{ SVC_MOUNT_VOLUME, "dbdata", "/var/lib/postgresql/data", false, { 0 } },
-	{ SVC_MOUNT_BIND, "/p/init", "/docker-entrypoint-initdb.d", true, { 0 } },
-	{ SVC_MOUNT_VOLUME, NULL, "/scratch", false, { 0 } },
+    {SVC_MOUNT_VOLUME, "dbdata", "/var/lib/postgresql/data", false, {0}},
+    {SVC_MOUNT_BIND, "/p/init", "/docker-entrypoint-initdb.d", true, {0}},
+    {SVC_MOUNT_VOLUME, NULL, "/scratch", false, {0}},
 };
 static struct svc_volume volumes[] = {
-	{ "dbdata", NULL, NULL, false, NULL, 0, { 0 } },
-	{ "unused", NULL, NULL, false, NULL, 0, { 0 } },
+    {"dbdata", NULL, NULL, false, NULL, 0, {0}},
+    {"unused", NULL, NULL, false, NULL, 0, {0}},
 };
 
 static void project_init(struct svc_project *p, struct svc_service *s)
@@ -74,7 +74,7 @@ static void test_names_and_order(void **state)
 {
 	struct svc_project p;
 	struct svc_service s[3];
-	struct te_err err = { 0 };
+	struct te_err err = {0};
 	struct svc_plan *plan;
 
 	project_init(&p, s);
@@ -103,9 +103,9 @@ static void test_container_body(void **state)
 {
 	struct svc_project p;
 	struct svc_service s[3];
-	struct te_err err = { 0 };
+	struct te_err err = {0};
 	struct svc_plan *plan;
-	int ports[] = { 20005, 20006 };
+	int ports[] = {20005, 20006};
 	te_autojson cJSON *b = NULL;
 	cJSON *hc, *pb, *labels;
 
@@ -115,9 +115,12 @@ static void test_container_body(void **state)
 	b = svc_plan_container_body(plan, &plan->containers[1], ports);
 	hc = cJSON_GetObjectItem(b, "HostConfig");
 	pb = cJSON_GetObjectItem(hc, "PortBindings");
-	assert_string_equal(jstr(cJSON_GetArrayItem(cJSON_GetObjectItem(pb, "3000/tcp"), 0), "HostIp"), "127.0.0.1");
-	assert_string_equal(jstr(cJSON_GetArrayItem(cJSON_GetObjectItem(pb, "3000/tcp"), 0), "HostPort"), "20005");
-	assert_string_equal(jstr(cJSON_GetArrayItem(cJSON_GetObjectItem(pb, "53/udp"), 0), "HostPort"), "20006");
+	assert_string_equal(jstr(cJSON_GetArrayItem(cJSON_GetObjectItem(pb, "3000/tcp"), 0), "HostIp"),
+			    "127.0.0.1");
+	assert_string_equal(jstr(cJSON_GetArrayItem(cJSON_GetObjectItem(pb, "3000/tcp"), 0), "HostPort"),
+			    "20005");
+	assert_string_equal(jstr(cJSON_GetArrayItem(cJSON_GetObjectItem(pb, "53/udp"), 0), "HostPort"),
+			    "20006");
 	assert_non_null(cJSON_GetObjectItem(cJSON_GetObjectItem(b, "ExposedPorts"), "3000/tcp"));
 	assert_string_equal(jstr(hc, "NetworkMode"), "t1_default");
 	assert_string_equal(cJSON_GetArrayItem(cJSON_GetObjectItem(b, "Cmd"), 1)->valuestring, "-f");
@@ -132,7 +135,8 @@ static void test_container_body(void **state)
 	assert_string_equal(jstr(labels, "com.docker.compose.oneoff"), "False");
 	assert_string_equal(jstr(labels, "com.docker.compose.project.config_files"), "/p/compose.yaml");
 	{
-		cJSON *eps = cJSON_GetObjectItem(cJSON_GetObjectItem(b, "NetworkingConfig"), "EndpointsConfig");
+		cJSON *eps =
+		    cJSON_GetObjectItem(cJSON_GetObjectItem(b, "NetworkingConfig"), "EndpointsConfig");
 		cJSON *al = cJSON_GetObjectItem(cJSON_GetObjectItem(eps, "t1_default"), "Aliases");
 
 		assert_int_equal(cJSON_GetArraySize(al), 2);
@@ -145,7 +149,7 @@ static void test_mounts_body(void **state)
 {
 	struct svc_project p;
 	struct svc_service s[3];
-	struct te_err err = { 0 };
+	struct te_err err = {0};
 	struct svc_plan *plan;
 	te_autojson cJSON *b = NULL;
 	cJSON *binds;
@@ -156,7 +160,8 @@ static void test_mounts_body(void **state)
 	binds = cJSON_GetObjectItem(cJSON_GetObjectItem(b, "HostConfig"), "Binds");
 	assert_int_equal(cJSON_GetArraySize(binds), 2);
 	assert_string_equal(cJSON_GetArrayItem(binds, 0)->valuestring, "t1_dbdata:/var/lib/postgresql/data");
-	assert_string_equal(cJSON_GetArrayItem(binds, 1)->valuestring, "/p/init:/docker-entrypoint-initdb.d:ro");
+	assert_string_equal(cJSON_GetArrayItem(binds, 1)->valuestring,
+			    "/p/init:/docker-entrypoint-initdb.d:ro");
 	assert_non_null(cJSON_GetObjectItem(cJSON_GetObjectItem(b, "Volumes"), "/scratch"));
 	svc_plan_free(plan);
 }
@@ -165,7 +170,7 @@ static void test_network_volume_bodies(void **state)
 {
 	struct svc_project p;
 	struct svc_service s[3];
-	struct te_err err = { 0 };
+	struct te_err err = {0};
 	struct svc_plan *plan;
 	te_autojson cJSON *n = NULL;
 	te_autojson cJSON *v = NULL;
@@ -187,12 +192,12 @@ static void test_cycle(void **state)
 {
 	struct svc_project p;
 	struct svc_service s[3];
-	struct te_err err = { 0 };
-	char *db_deps[] = { "worker", NULL };
+	struct te_err err = {0};
+	char *db_deps[] = {"worker", NULL};
 
 	project_init(&p, s);
 	s[2].depends_on = db_deps; /* database -> worker -> app -> database */
-	s[2].loc = (struct svc_loc){ "/p/compose.yaml", 12, 3 };
+	s[2].loc = (struct svc_loc){"/p/compose.yaml", 12, 3};
 	assert_null(svc_plan_build(&p, "t1", "abcd", &err));
 	assert_int_equal(err.code, TE_E_COMPOSE);
 	assert_non_null(strstr(err.msg, "dependency cycle: "));
@@ -203,12 +208,12 @@ static void test_external_and_custom_networks(void **state)
 {
 	struct svc_project p;
 	struct svc_service s[3];
-	struct te_err err = { 0 };
+	struct te_err err = {0};
 	struct svc_network nets[] = {
-		{ "shared", "corp-net", NULL, true, false, NULL, 0, { 0 } },
-		{ "back", NULL, NULL, false, true, NULL, 0, { 0 } },
+	    {"shared", "corp-net", NULL, true, false, NULL, 0, {0}},
+	    {"back", NULL, NULL, false, true, NULL, 0, {0}},
 	};
-	char *app_nets[] = { "back", "shared", NULL };
+	char *app_nets[] = {"back", "shared", NULL};
 	struct svc_plan *plan;
 	te_autojson cJSON *body = NULL;
 
@@ -233,9 +238,9 @@ static void test_external_and_custom_networks(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_names_and_order),       cmocka_unit_test(test_container_body),
-		cmocka_unit_test(test_mounts_body),           cmocka_unit_test(test_network_volume_bodies),
-		cmocka_unit_test(test_cycle),                 cmocka_unit_test(test_external_and_custom_networks),
+	    cmocka_unit_test(test_names_and_order), cmocka_unit_test(test_container_body),
+	    cmocka_unit_test(test_mounts_body),	    cmocka_unit_test(test_network_volume_bodies),
+	    cmocka_unit_test(test_cycle),	    cmocka_unit_test(test_external_and_custom_networks),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -54,7 +54,7 @@ static int rm_entry(const char *p, const struct stat *sb, int flag, struct FTW *
 static int setup(void **state)
 {
 	const char *tmp = getenv("TMPDIR");
-	struct te_err err = { 0 };
+	struct te_err err = {0};
 	struct fx *f = xcalloc(1, sizeof(*f));
 
 	f->dir = xasprintf("%s/te-ports-XXXXXX", tmp && *tmp ? tmp : "/tmp");
@@ -84,10 +84,10 @@ static int teardown(void **state)
 
 /* Reserve with the common defaults (tcp on 127.0.0.1); returns the port
  * or fails the test. */
-static int reserve(struct ledger *l, const char *task, const char *svc, int cport, int hint, int lo,
-		   int hi, struct fake_probe *probe)
+static int reserve(struct ledger *l, const char *task, const char *svc, int cport, int hint, int lo, int hi,
+		   struct fake_probe *probe)
 {
-	struct te_err err = { 0 };
+	struct te_err err = {0};
 	int port = -1;
 
 	if (state_port_reserve(l, task, svc, cport, "tcp", "127.0.0.1", hint, lo, hi,
@@ -100,7 +100,7 @@ static int reserve(struct ledger *l, const char *task, const char *svc, int cpor
 static void test_reuse_same_key(void **state)
 {
 	struct fx *f = *state;
-	struct fake_probe probe = { .busy = { 0 } };
+	struct fake_probe probe = {.busy = {0}};
 	int p1 = reserve(f->l, "t1", "web", 80, 0, 30000, 30099, &probe);
 	int calls = probe.calls;
 	int p2;
@@ -119,7 +119,7 @@ static void test_reuse_same_key(void **state)
 static void test_same_start_is_stable(void **state)
 {
 	struct fx *f = *state;
-	struct te_err err = { 0 };
+	struct te_err err = {0};
 	int p1 = reserve(f->l, "stable", "db", 5432, 0, 31000, 31999, NULL);
 
 	assert_int_equal(state_port_release_task(f->l, "stable", &err), 0);
@@ -128,7 +128,7 @@ static void test_same_start_is_stable(void **state)
 
 static void test_different_tasks_different_ports(void **state)
 {
-	static const char *const tasks[] = { "t1", "t2", "t3", "t4", "t5", "t6" };
+	static const char *const tasks[] = {"t1", "t2", "t3", "t4", "t5", "t6"};
 	struct fx *f = *state;
 	int ports[6];
 
@@ -145,14 +145,11 @@ static void test_hint(void **state)
 		int hint, lo, hi;
 		bool used;
 	} cases[] = {
-		{ 30005, 30000, 30009, true },
-		{ 30000, 30000, 30009, true },
-		{ 30009, 30000, 30009, true },
-		{ 80, 30000, 30009, false },
-		{ 30010, 30000, 30009, false },
+	    {30005, 30000, 30009, true}, {30000, 30000, 30009, true},  {30009, 30000, 30009, true},
+	    {80, 30000, 30009, false},	 {30010, 30000, 30009, false},
 	};
 	struct fx *f = *state;
-	struct te_err err = { 0 };
+	struct te_err err = {0};
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		int p = reserve(f->l, "t1", "web", 80, cases[i].hint, cases[i].lo, cases[i].hi, NULL);
@@ -171,8 +168,8 @@ static void test_hint(void **state)
 static void test_probe_busy_skips(void **state)
 {
 	struct fx *f = *state;
-	struct fake_probe probe = { .busy = { 30005 }, .nbusy = 1 };
-	struct fake_probe two = { .busy = { 32000, 32002 }, .nbusy = 2 };
+	struct fake_probe probe = {.busy = {30005}, .nbusy = 1};
+	struct fake_probe two = {.busy = {32000, 32002}, .nbusy = 2};
 
 	assert_int_not_equal(reserve(f->l, "t1", "web", 80, 30005, 30000, 30009, &probe), 30005);
 	/* Only one port of three is free on the machine: that one. */
@@ -184,23 +181,25 @@ static void test_probe_busy_skips(void **state)
 static void test_exhaustion(void **state)
 {
 	struct fx *f = *state;
-	struct fake_probe all = { .busy = { 21000, 21001 }, .nbusy = 2 };
-	struct te_err err = { 0 };
+	struct fake_probe all = {.busy = {21000, 21001}, .nbusy = 2};
+	struct te_err err = {0};
 	int port = -1;
 
 	reserve(f->l, "t1", "svc1", 80, 0, 20000, 20002, NULL);
 	reserve(f->l, "t1", "svc2", 80, 0, 20000, 20002, NULL);
 	reserve(f->l, "t2", "svc3", 80, 0, 20000, 20002, NULL);
-	assert_int_equal(state_port_reserve(f->l, "t2", "svc4", 80, "tcp", "127.0.0.1", 0, 20000,
-					    20002, NULL, NULL, &port, &err), -1);
+	assert_int_equal(state_port_reserve(f->l, "t2", "svc4", 80, "tcp", "127.0.0.1", 0, 20000, 20002, NULL,
+					    NULL, &port, &err),
+			 -1);
 	assert_int_equal(err.code, TE_E_PORTS);
 	assert_string_equal(err.msg, "no free host port in 20000-20002 for service 'svc4' port 80 "
 				     "(3 reserved in the ledger); widen the range or bring a task down");
 	assert_int_equal(port, -1);
 
 	/* Free in the ledger but all busy on the machine: exhausted too. */
-	assert_int_equal(state_port_reserve(f->l, "t3", "svc", 53, "udp", NULL, 0, 21000, 21001,
-					    fake_probe, &all, &port, &err), -1);
+	assert_int_equal(state_port_reserve(f->l, "t3", "svc", 53, "udp", NULL, 0, 21000, 21001, fake_probe,
+					    &all, &port, &err),
+			 -1);
 	assert_int_equal(err.code, TE_E_PORTS);
 	assert_non_null(strstr(err.msg, "(0 reserved in the ledger)"));
 }
@@ -208,14 +207,15 @@ static void test_exhaustion(void **state)
 static void test_release_task(void **state)
 {
 	struct fx *f = *state;
-	struct te_err err = { 0 };
+	struct te_err err = {0};
 	struct state_port *v = NULL;
 	size_t n = 0;
 	int port = -1;
 
 	assert_int_equal(reserve(f->l, "t1", "web", 80, 0, 25000, 25000, NULL), 25000);
-	assert_int_equal(state_port_reserve(f->l, "t2", "web", 80, "tcp", NULL, 0, 25000, 25000,
-					    NULL, NULL, &port, &err), -1);
+	assert_int_equal(
+	    state_port_reserve(f->l, "t2", "web", 80, "tcp", NULL, 0, 25000, 25000, NULL, NULL, &port, &err),
+	    -1);
 	assert_int_equal(err.code, TE_E_PORTS);
 	assert_int_equal(state_port_release_task(f->l, "t1", &err), 0);
 	assert_int_equal(state_port_list(f->l, "t1", &v, &n, &err), 0);
@@ -227,7 +227,7 @@ static void test_release_task(void **state)
 static void test_list(void **state)
 {
 	struct fx *f = *state;
-	struct te_err err = { 0 };
+	struct te_err err = {0};
 	struct state_port *v = NULL;
 	size_t n = 0;
 	int port;
@@ -235,8 +235,9 @@ static void test_list(void **state)
 	reserve(f->l, "t2", "web", 80, 26000, 26000, 26099, NULL);
 	reserve(f->l, "t1", "web", 443, 26001, 26000, 26099, NULL);
 	reserve(f->l, "t1", "db", 5432, 26002, 26000, 26099, NULL);
-	assert_int_equal(state_port_reserve(f->l, "t1", "web", 80, "udp", "::1", 26003, 26000, 26099,
-					    NULL, NULL, &port, &err), 0);
+	assert_int_equal(state_port_reserve(f->l, "t1", "web", 80, "udp", "::1", 26003, 26000, 26099, NULL,
+					    NULL, &port, &err),
+			 0);
 	assert_int_equal(state_port_list(f->l, NULL, &v, &n, &err), 0);
 	assert_int_equal(n, 4);
 	assert_string_equal(v[0].task, "t1");
@@ -261,28 +262,34 @@ static void test_list(void **state)
 static void test_host_ip_rules(void **state)
 {
 	struct fx *f = *state;
-	struct te_err err = { 0 };
+	struct te_err err = {0};
 	struct state_port *v = NULL;
 	size_t n = 0;
 	int port = -1;
 
 	/* Same port on two specific addresses: no clash. */
-	assert_int_equal(state_port_reserve(f->l, "t1", "a", 80, "tcp", "127.0.0.1", 0, 27000, 27000,
-					    NULL, NULL, &port, &err), 0);
-	assert_int_equal(state_port_reserve(f->l, "t2", "a", 80, "tcp", "127.0.0.2", 0, 27000, 27000,
-					    NULL, NULL, &port, &err), 0);
+	assert_int_equal(state_port_reserve(f->l, "t1", "a", 80, "tcp", "127.0.0.1", 0, 27000, 27000, NULL,
+					    NULL, &port, &err),
+			 0);
+	assert_int_equal(state_port_reserve(f->l, "t2", "a", 80, "tcp", "127.0.0.2", 0, 27000, 27000, NULL,
+					    NULL, &port, &err),
+			 0);
 	/* A wildcard clashes with both, either way round. */
-	assert_int_equal(state_port_reserve(f->l, "t3", "a", 80, "tcp", "0.0.0.0", 0, 27000, 27000,
-					    NULL, NULL, &port, &err), -1);
+	assert_int_equal(state_port_reserve(f->l, "t3", "a", 80, "tcp", "0.0.0.0", 0, 27000, 27000, NULL,
+					    NULL, &port, &err),
+			 -1);
 	assert_int_equal(err.code, TE_E_PORTS);
 	assert_non_null(strstr(err.msg, "(1 reserved in the ledger)"));
-	assert_int_equal(state_port_reserve(f->l, "t3", "a", 80, "tcp", "0.0.0.0", 0, 27001, 27001,
-					    NULL, NULL, &port, &err), 0);
-	assert_int_equal(state_port_reserve(f->l, "t4", "a", 80, "tcp", "127.0.0.1", 0, 27001, 27001,
-					    NULL, NULL, &port, &err), -1);
+	assert_int_equal(state_port_reserve(f->l, "t3", "a", 80, "tcp", "0.0.0.0", 0, 27001, 27001, NULL,
+					    NULL, &port, &err),
+			 0);
+	assert_int_equal(state_port_reserve(f->l, "t4", "a", 80, "tcp", "127.0.0.1", 0, 27001, 27001, NULL,
+					    NULL, &port, &err),
+			 -1);
 	/* The same key on a new address moves its reservation. */
-	assert_int_equal(state_port_reserve(f->l, "t1", "a", 80, "tcp", "127.0.0.3", 0, 27002, 27002,
-					    NULL, NULL, &port, &err), 0);
+	assert_int_equal(state_port_reserve(f->l, "t1", "a", 80, "tcp", "127.0.0.3", 0, 27002, 27002, NULL,
+					    NULL, &port, &err),
+			 0);
 	assert_int_equal(port, 27002);
 	assert_int_equal(state_port_list(f->l, "t1", &v, &n, &err), 0);
 	assert_int_equal(n, 1);
@@ -296,20 +303,19 @@ static void test_invalid_args(void **state)
 		int cport, lo, hi;
 		const char *proto;
 	} cases[] = {
-		{ 80, 0, 10, "tcp" },	    { 80, 100, 99, "tcp" }, { 80, 65000, 65536, "tcp" },
-		{ 0, 1000, 2000, "tcp" },   { 70000, 1000, 2000, "tcp" },
-		{ 80, 1000, 2000, "" },	    { 80, 1000, 2000, NULL },
-		{ 80, 1000, 2000, "tcpudp12" },
+	    {80, 0, 10, "tcp"},	    {80, 100, 99, "tcp"},	  {80, 65000, 65536, "tcp"},
+	    {0, 1000, 2000, "tcp"}, {70000, 1000, 2000, "tcp"},	  {80, 1000, 2000, ""},
+	    {80, 1000, 2000, NULL}, {80, 1000, 2000, "tcpudp12"},
 	};
 	struct fx *f = *state;
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		struct te_err err = { 0 };
+		struct te_err err = {0};
 		int port = -1;
 
-		assert_int_equal(state_port_reserve(f->l, "t1", "web", cases[i].cport, cases[i].proto,
-						    NULL, 0, cases[i].lo, cases[i].hi, NULL, NULL,
-						    &port, &err), -1);
+		assert_int_equal(state_port_reserve(f->l, "t1", "web", cases[i].cport, cases[i].proto, NULL,
+						    0, cases[i].lo, cases[i].hi, NULL, NULL, &port, &err),
+				 -1);
 		assert_int_equal(err.code, TE_E_USAGE);
 		assert_int_equal(port, -1);
 	}
@@ -318,7 +324,7 @@ static void test_invalid_args(void **state)
 /* Child of the concurrency test: its own connection, 5 ports for TASK. */
 static int reserve_five(const char *path, int go, int idx)
 {
-	struct te_err err = { 0 };
+	struct te_err err = {0};
 	struct ledger *l;
 	char task[16], svc[16], c;
 	int port;
@@ -331,8 +337,8 @@ static int reserve_five(const char *path, int go, int idx)
 	snprintf(task, sizeof(task), "task%d", idx);
 	for (int i = 0; i < 5; i++) {
 		snprintf(svc, sizeof(svc), "svc%d", i);
-		if (state_port_reserve(l, task, svc, 8000 + i, "tcp", NULL, 0, 40000, 40039, NULL,
-				       NULL, &port, &err) < 0) {
+		if (state_port_reserve(l, task, svc, 8000 + i, "tcp", NULL, 0, 40000, 40039, NULL, NULL,
+				       &port, &err) < 0) {
 			fprintf(stderr, "%s/%s: %s\n", task, svc, err.msg);
 			return 2;
 		}
@@ -345,9 +351,9 @@ static void test_concurrent_reservations(void **state)
 {
 	enum { NCHILD = 8 };
 	struct fx *f = *state;
-	struct te_err err = { 0 };
+	struct te_err err = {0};
 	struct state_port *v = NULL;
-	bool seen[40] = { false };
+	bool seen[40] = {false};
 	pid_t pids[NCHILD];
 	size_t n = 0;
 	int go[2];
@@ -390,7 +396,7 @@ static void test_concurrent_reservations(void **state)
  * and sets *port. */
 static int bound_socket(int type, int *port)
 {
-	struct sockaddr_in sa = { .sin_family = AF_INET };
+	struct sockaddr_in sa = {.sin_family = AF_INET};
 	socklen_t len = sizeof(sa);
 	int fd = socket(AF_INET, type, 0);
 
@@ -432,17 +438,19 @@ static void test_probe_bind(void **state)
 static void test_probe_bind_as_probe(void **state)
 {
 	struct fx *f = *state;
-	struct te_err err = { 0 };
+	struct te_err err = {0};
 	int held, port = -1;
 	int fd = bound_socket(SOCK_STREAM, &held);
 
 	assert_int_equal(listen(fd, 1), 0);
-	assert_int_equal(state_port_reserve(f->l, "t1", "web", 80, "tcp", "127.0.0.1", held, held,
-					    held, state_port_probe_bind, NULL, &port, &err), -1);
+	assert_int_equal(state_port_reserve(f->l, "t1", "web", 80, "tcp", "127.0.0.1", held, held, held,
+					    state_port_probe_bind, NULL, &port, &err),
+			 -1);
 	assert_int_equal(err.code, TE_E_PORTS);
 	close(fd);
-	assert_int_equal(state_port_reserve(f->l, "t1", "web", 80, "tcp", "127.0.0.1", held, held,
-					    held, state_port_probe_bind, NULL, &port, &err), 0);
+	assert_int_equal(state_port_reserve(f->l, "t1", "web", 80, "tcp", "127.0.0.1", held, held, held,
+					    state_port_probe_bind, NULL, &port, &err),
+			 0);
 	assert_int_equal(port, held);
 }
 
@@ -451,19 +459,19 @@ static void test_probe_bind_as_probe(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		T(test_reuse_same_key),
-		T(test_same_start_is_stable),
-		T(test_different_tasks_different_ports),
-		T(test_hint),
-		T(test_probe_busy_skips),
-		T(test_exhaustion),
-		T(test_release_task),
-		T(test_list),
-		T(test_host_ip_rules),
-		T(test_invalid_args),
-		T(test_concurrent_reservations),
-		T(test_probe_bind),
-		T(test_probe_bind_as_probe),
+	    T(test_reuse_same_key),
+	    T(test_same_start_is_stable),
+	    T(test_different_tasks_different_ports),
+	    T(test_hint),
+	    T(test_probe_busy_skips),
+	    T(test_exhaustion),
+	    T(test_release_task),
+	    T(test_list),
+	    T(test_host_ip_rules),
+	    T(test_invalid_args),
+	    T(test_concurrent_reservations),
+	    T(test_probe_bind),
+	    T(test_probe_bind_as_probe),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

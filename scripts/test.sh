@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# The whole test suite (what CI runs): install what is missing, build twice
+# (plain, and ASan+UBSan), run the unit tests on both builds, then the
+# integration tests on a private dockerd and a private Podman service.
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+cd "$ROOT"
+JOBS=$(nproc)
+
+.ci/install-deps.sh
+
+echo "== format check (clang-format)"
+# shellcheck disable=SC2046
+clang-format --dry-run --Werror $(git ls-files '*.c' '*.h')
+
+echo "== build (Debug, -Werror)"
+cmake -S . -B build -DCMAKE_BUILD_TYPE=Debug >/dev/null
+cmake --build build -j"$JOBS"
+
+echo "== build (ASan + UBSan)"
+cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DTASKENV_SANITIZE=ON >/dev/null
+cmake --build build-asan -j"$JOBS"
+
+echo "== unit tests under ASan + UBSan"
+ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
+	ctest --test-dir build-asan -L unit --output-on-failure
+
+echo "== unit and integration tests (dockerd and Podman)"
+ctest --test-dir build --output-on-failure
