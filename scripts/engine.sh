@@ -2,17 +2,27 @@
 # Private container engines for taskenv's tests and example.
 #
 #   scripts/engine.sh start docker|podman DIR   start an engine whose state lives under DIR,
-#                                               print its socket path on stdout
-#   scripts/engine.sh stop DIR                  stop it, unmount what is left, remove DIR
+#                                               wait for _ping, print its socket path
+#   scripts/engine.sh stop DIR                  remove its containers, stop it, unmount what
+#                                               is left under DIR, remove DIR
 #   scripts/engine.sh socket DIR                print the socket path of the engine in DIR
 #
-# Sourcing the file defines te_engine_start, te_engine_stop and te_engine_socket and
-# changes no shell option.
+# The socket is DIR/docker.sock or DIR/podman.sock. `start` on a DIR whose engine of the
+# same kind answers just prints its socket; a dead or different engine there is stopped
+# first. Exit status: 0 done, 1 failed (start prints the engine's log tail), 2 bad usage.
+#
+# Sourcing the file defines te_engine_start, te_engine_stop and te_engine_socket (same
+# arguments and results) and changes no shell option.
 #
 # Everything an engine owns is under DIR, so several engines (and a system one) can run
 # side by side. Keep DIR short (/tmp/te-XXXXXX): UNIX socket paths are limited to 107 bytes.
-# Nothing here kills by name: only pids read from pidfiles under DIR, or processes whose
-# command line names DIR, are signalled.
+# Nothing here kills by name: only pids read from pidfiles under DIR, their process trees,
+# and engine helpers (containerd, shims, conmon...) whose command line names DIR.
+#
+# Shared host state, by design of the engines: iptables chains (each dockerd start rewrites
+# the nat DOCKER chain; loopback ports go through docker-proxy and are not affected),
+# Podman's /run/containers/networks (netavark IPAM and aardvark-dns, shared by every rootful
+# Podman) and its default network "podman" (bridge podman0, 10.88.0.0/16).
 #
 # Environment:
 #   TE_ENGINE_START_TIMEOUT  seconds to wait for _ping (default 60)
@@ -71,6 +81,21 @@ te__pid_owned() {
 	[[ $cmdline == *"$dir/"* ]]
 }
 
+# A claim is stale when its engine never stopped: the engine's directory is gone, or the
+# claim is over two minutes old (past any start) and no live engine holds its pidfile.
+te__claim_stale() {
+	local claim=$1 owner=$2 kind
+	[[ -n $owner ]] || return 1
+	[[ -d $owner ]] || return 0
+	[[ -n $(find "$claim" -maxdepth 0 -mmin +2 2>/dev/null) ]] || return 1
+	kind=$(cat "$owner/kind" 2>/dev/null || true)
+	case $kind in
+	docker | podman) ;;
+	*) return 0 ;;
+	esac
+	! te__pid_from "$(te__pidfile "$owner" "$kind")" "$owner" >/dev/null
+}
+
 te__netblock_claim() {
 	local dir=$1 claims=${TE_ENGINE_NET_CLAIMS:-/run/taskenv-netblocks}
 	local start i n owner
@@ -82,8 +107,7 @@ te__netblock_claim() {
 			continue
 		fi
 		owner=$(cat "$claims/$n/owner" 2>/dev/null || true)
-		# A claim whose engine directory is gone was left by an engine that never stopped.
-		if [[ $owner == "$dir" || (-n $owner && ! -d $owner) ]]; then
+		if [[ $owner == "$dir" ]] || te__claim_stale "$claims/$n" "$owner"; then
 			rm -rf "${claims:?}/$n"
 		fi
 		if mkdir "$claims/$n" 2>/dev/null; then
@@ -222,8 +246,14 @@ te_engine_start() {
 		te__log "socket path '$sock' is longer than 107 bytes; use a shorter DIR"
 		return 2
 	fi
+	if [[ -e $dir/kind && $(cat "$dir/kind") == "$kind" &&
+		$(curl -s -m 3 --unix-socket "$sock" http://localhost/_ping 2>/dev/null) == OK ]]; then
+		te__log "$kind in '$dir' is running already"
+		printf '%s\n' "$sock"
+		return 0
+	fi
 	if [[ -e $dir/kind ]]; then
-		te__log "'$dir' holds an engine already; stopping what is left of it"
+		te__log "'$dir' holds another or a dead engine; stopping what is left of it"
 		te_engine_stop "$dir" || return 1
 	elif [[ -d $dir && -n $(ls -A "$dir") ]]; then
 		te__log "'$dir' is not empty and holds no engine; refusing to use it"
@@ -246,7 +276,7 @@ te_engine_start() {
 # Remove every container (and then the networks) while the engine still answers:
 # a Podman container outlives the service, and a dockerd would wait for each one.
 te__drain() {
-	local dir=$1 kind=$2 sock=$3 docker ids
+	local dir=$1 kind=$2 sock=$3 answers=$4 docker ids
 	if [[ $kind == podman ]]; then
 		CONTAINERS_CONF="$dir/containers.conf" CONTAINERS_STORAGE_CONF="$dir/storage.conf" \
 			timeout 60 podman --root "$dir/storage" --runroot "$dir/run" rm -a -f -t 0 \
@@ -255,8 +285,9 @@ te__drain() {
 			timeout 30 podman --root "$dir/storage" --runroot "$dir/run" pod rm -a -f \
 			>/dev/null 2>&1 || true
 	fi
+	# A hung engine is not asked: it would only make each call below wait for its timeout.
+	[[ $answers == yes ]] || return 0
 	docker=$(te__docker_cli) || return 0
-	[[ -S $sock ]] || return 0
 	ids=$(timeout 20 "$docker" -H "unix://$sock" ps -aq 2>/dev/null || true)
 	if [[ -n $ids ]]; then
 		# shellcheck disable=SC2086 # one id per word
@@ -379,24 +410,31 @@ te__umount_all() {
 te__docker_bridges_save() {
 	local dir=$1 sock=$2 docker
 	docker=$(te__docker_cli) || return 0
-	[[ -S $sock ]] || return 0
 	timeout 20 "$docker" -H "unix://$sock" network ls -q --filter driver=bridge 2>/dev/null |
 		sed 's/^\(.\{12\}\).*/br-\1/' >"$dir/bridges" || true
 }
 
+# Bridges the engine left behind (a killed dockerd keeps its br-*; a killed Podman may keep
+# podmanN): those it listed before stopping, and those holding an address in its own block.
 te__bridges_remove() {
-	local dir=$1 br
-	[[ -f $dir/bridges ]] || return 0
-	while IFS= read -r br; do
-		[[ $br =~ ^br-[0-9a-f]{12}$ ]] || continue
+	local dir=$1 n br
+	n=$(cat "$dir/netblock" 2>/dev/null || true)
+	{
+		cat "$dir/bridges" 2>/dev/null || true
+		if [[ $n =~ ^[0-9]+$ ]]; then
+			ip -4 -o addr show 2>/dev/null | awk -v p="10.$n." '
+				index($4, p) == 1 { print $2 }'
+		fi
+	} | sort -u | while IFS= read -r br; do
+		[[ $br =~ ^(br-[0-9a-f]{12}|podman[0-9]+)$ ]] || continue
 		if ip link show "$br" >/dev/null 2>&1; then
 			ip link delete "$br" 2>/dev/null || te__log "could not delete bridge $br"
 		fi
-	done <"$dir/bridges"
+	done
 }
 
 te_engine_stop() {
-	local dir=${1%/} kind sock
+	local dir=${1%/} kind sock answers
 	te__check_dir "$dir" || return 2
 	if [[ ! -e $dir ]]; then
 		return 0
@@ -407,8 +445,12 @@ te_engine_stop() {
 	fi
 	kind=$(cat "$dir/kind")
 	sock="$dir/$kind.sock"
-	te__docker_bridges_save "$dir" "$sock"
-	te__drain "$dir" "$kind" "$sock"
+	answers=no
+	if [[ $(curl -s -m 3 --unix-socket "$sock" http://localhost/_ping 2>/dev/null) == OK ]]; then
+		answers=yes
+		[[ $kind == docker ]] && te__docker_bridges_save "$dir" "$sock"
+	fi
+	te__drain "$dir" "$kind" "$sock" "$answers"
 	if [[ $kind == docker ]]; then
 		te__stop_engine "$dir/dockerd.pid" "$dir" "${TE_ENGINE_STOP_TIMEOUT:-20}"
 	fi

@@ -14,22 +14,32 @@ api() {
 	curl -sS --unix-socket "$SOCK" -X "$1" "http://localhost$2"
 }
 
-# Objects of a kind (containers|networks|volumes) carrying LABEL (k or k=v), one name per line.
+# Objects of a kind (containers|networks|volumes) carrying LABEL (k or k=v),
+# one name per line. Fails (rather than printing nothing) when the engine's
+# answer is not the expected list, so a broken check never reads as "zero".
 engine_names() {
-	local kind=$1 label=$2 filter
-	filter=$(jq -rn --arg l "$label" '{label: [$l]} | @uri')
+	local kind=$1 label=$2 filter out
+	filter=$(jq -rn --arg l "$label" '{label: [$l]} | @uri') || return 1
 	case $kind in
-	containers) api GET "/containers/json?all=1&filters=$filter" | jq -r '.[].Names[0] | ltrimstr("/")' ;;
-	networks) api GET "/networks?filters=$filter" | jq -r '.[].Name' ;;
-	volumes) api GET "/volumes?filters=$filter" | jq -r '(.Volumes // [])[].Name' ;;
+	containers) out=$(api GET "/containers/json?all=1&filters=$filter") || return 1
+		jq -er 'if type == "array" then .[].Names[0] | ltrimstr("/") else error("not a list") end' <<<"$out" ;;
+	networks) out=$(api GET "/networks?filters=$filter") || return 1
+		jq -er 'if type == "array" then .[].Name else error("not a list") end' <<<"$out" ;;
+	volumes) out=$(api GET "/volumes?filters=$filter") || return 1
+		jq -er 'if type == "object" then (.Volumes // [])[].Name else error("not a list") end' <<<"$out" ;;
 	esac
+	# jq -e exits 4 when the list is empty: that is a valid answer.
+	local rc=$?
+	[ $rc -eq 0 ] || [ $rc -eq 4 ]
 }
 
-# The number of engine objects of every kind labelled with TASK (or any task).
+# The number of engine objects of every kind labelled with TASK (or any
+# task), or "error" when the engine could not be listed.
 count_task_objects() {
-	local label="io.taskenv.task${1:+=$1}" n=0 k
+	local label="io.taskenv.task${1:+=$1}" n=0 k names
 	for k in containers networks volumes; do
-		n=$((n + $(engine_names "$k" "$label" | grep -c . || true)))
+		names=$(engine_names "$k" "$label") || { echo error; return; }
+		n=$((n + $(grep -c . <<<"$names")))
 	done
 	echo "$n"
 }

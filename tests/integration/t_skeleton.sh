@@ -71,7 +71,7 @@ services:
   web:
     image: taskenv-test/busybox:1
     container_name: db
-    command: ["httpd", "-f", "-p", "80", "-h", "/"]
+    command: ["sh", "-c", "mkdir -p /tmp/www && echo web > /tmp/www/index.html && exec httpd -f -p 80 -h /tmp/www"]
     ports:
       - "8080:80"
   client:
@@ -97,8 +97,8 @@ test_fixed_names_twice() {
 	# "db" is an alias on each task's network.
 	docker -H "unix://$SOCK" exec fixed-a-client-1 wget -q -O /dev/null http://db:80/ ||
 		fail "container_name 'db' does not resolve inside fixed-a"
-	te down -t fixed-a
-	te down -t fixed-b
+	te down -t fixed-a --timeout 2
+	te down -t fixed-b --timeout 2
 	assert_eq "$(count_task_objects fixed-a)$(count_task_objects fixed-b)" "00"
 }
 
@@ -121,7 +121,7 @@ test_up_is_idempotent() {
 	(cd "$dir" && te up -t again)
 	assert_eq "$(api GET /containers/again-web-1/json | jq -r .State.Running)" "true"
 	assert_eq "$(task_port again web 80)" "$p1"
-	te down -t again
+	te down -t again --timeout 2
 	assert_eq "$(count_task_objects again)" "0"
 }
 

@@ -1,0 +1,79 @@
+#!/usr/bin/env bash
+# Install every Debian package taskenv's build, tests and example need. Idempotent and
+# quick when all are present (one dpkg-query). Services are installed, never started:
+# the tests start private engines (scripts/engine.sh) and their own servers.
+set -euo pipefail
+
+PACKAGES=(
+	# build
+	cmake gcc make pkg-config clang
+	libcurl4-openssl-dev libcjson-dev libyaml-dev libsqlite3-dev libpq-dev
+	libcmocka-dev libarchive-dev valgrind
+	# engines (scripts/engine.sh): dockerd with its containerd, Podman with netavark
+	docker.io containerd runc tini docker-compose
+	podman conmon netavark aardvark-dns catatonit uidmap slirp4netns fuse-overlayfs
+	iptables iproute2 procps util-linux mount
+	# local images (scripts/images.sh)
+	busybox-static mmdebstrap debian-archive-keyring
+	# servers and clients the drivers are tested against
+	postgresql-15 postgresql-client-15 rabbitmq-server
+	# tools
+	curl ca-certificates git shellcheck python3
+)
+
+missing() {
+	local p status
+	for p in "${PACKAGES[@]}"; do
+		status=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)
+		[[ $status == "install ok installed" ]] || printf '%s\n' "$p"
+	done
+}
+
+mapfile -t MISSING < <(missing)
+if ((${#MISSING[@]} == 0)); then
+	echo "install-deps: all ${#PACKAGES[@]} packages present"
+	exit 0
+fi
+echo "install-deps: installing ${MISSING[*]}"
+
+if [[ $(id -u) != 0 ]]; then
+	echo "install-deps: must run as root" >&2
+	exit 1
+fi
+
+export DEBIAN_FRONTEND=noninteractive
+APT=(apt-get -y -q -o DPkg::Lock::Timeout=600)
+
+# Keep maintainer scripts from starting dockerd, containerd, postgresql, rabbitmq...
+# (101 = action forbidden). A policy-rc.d that was there before is left as it was.
+POLICY=/usr/sbin/policy-rc.d
+if [[ ! -e $POLICY ]]; then
+	printf '#!/bin/sh\nexit 101\n' >"$POLICY"
+	chmod 755 "$POLICY"
+	trap 'rm -f "$POLICY"' EXIT
+fi
+
+lists_fresh() {
+	# Package lists younger than a day are good enough to install from.
+	[[ -n $(find /var/lib/apt/lists -maxdepth 1 -name '*_Packages*' -mmin -1440 2>/dev/null | head -n 1) ]]
+}
+
+install() {
+	"${APT[@]}" install --no-install-recommends "${MISSING[@]}"
+}
+
+if ! lists_fresh; then
+	"${APT[@]}" update
+	install
+elif ! install; then
+	# The lists may name versions the mirror no longer has.
+	"${APT[@]}" update
+	install
+fi
+
+mapfile -t STILL < <(missing)
+if ((${#STILL[@]} > 0)); then
+	echo "install-deps: still missing: ${STILL[*]}" >&2
+	exit 1
+fi
+echo "install-deps: done"
