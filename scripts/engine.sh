@@ -358,23 +358,30 @@ te__is_ancestor() {
 	local pid=$1 p=$BASHPID
 	while [[ -n $p && $p != 0 ]]; do
 		[[ $p == "$pid" ]] && return 0
-		p=$(awk '/^PPid:/ { print $2 }' "/proc/$p/status" 2>/dev/null)
+		p=$(awk '/^PPid:/ { print $2 }' "/proc/$p/status" 2>/dev/null || true)
 	done
 	return 1
+}
+
+# Is PID in a PID namespace other than ours, as a container's init is? A stale pidfile
+# whose pid was reused by a host process then names a process we must not touch.
+te__in_other_pidns() {
+	local ns
+	ns=$(readlink "/proc/$1/ns/pid" 2>/dev/null) || return 1
+	[[ $ns != "$(readlink /proc/self/ns/pid)" ]]
 }
 
 # After a SIGKILL the engine's detached helpers (containerd shims, conmon, container
 # inits) may be left. Each has a pidfile under DIR or names DIR on its command line.
 te__kill_leftovers() {
 	local dir=$1 f pid exe
-	for f in "$dir"/exec/containerd/containerd.pid \
-		"$dir"/exec/containerd/daemon/io.containerd.runtime.v2.task/*/*/init.pid \
-		"$dir"/run/overlay-containers/*/userdata/pidfile \
-		"$dir"/run/overlay-containers/*/userdata/conmon.pid; do
+	# Container inits: their pidfiles are under DIR; they live in their own PID namespace.
+	for f in "$dir"/exec/containerd/daemon/io.containerd.runtime.v2.task/*/*/init.pid \
+		"$dir"/run/overlay-containers/*/userdata/pidfile; do
 		[[ -f $f ]] || continue
 		pid=$(cat "$f" 2>/dev/null) || continue
 		[[ $pid =~ ^[0-9]+$ ]] || continue
-		te__is_ancestor "$pid" && continue
+		te__in_other_pidns "$pid" || continue
 		kill -KILL "$pid" 2>/dev/null || true
 	done
 	for f in /proc/[0-9]*; do
@@ -430,6 +437,29 @@ te__bridges_remove() {
 		if ip link show "$br" >/dev/null 2>&1; then
 			ip link delete "$br" 2>/dev/null || te__log "could not delete bridge $br"
 		fi
+		te__iptables_forget "[ ]$br( |$)"
+	done
+	# The block is this engine's alone, so any rule naming it is a leftover of this engine.
+	if [[ $n =~ ^[0-9]+$ ]]; then
+		te__iptables_forget "[ ]10\.$n\.[0-9]+\.[0-9]+(/[0-9]+)?( |:|$)"
+	fi
+}
+
+# Delete the iptables rules (FORWARD accepts, MASQUERADE, DNAT) matching the extended
+# regex RE that a killed dockerd left behind. Rules with quoted parts (comments) are not
+# Docker's and are left alone.
+te__iptables_forget() {
+	local re=$1 table line
+	local -a words
+	command -v iptables-save >/dev/null || return 0
+	for table in filter nat; do
+		{ iptables-save -t "$table" 2>/dev/null || true; } |
+			{ grep -E -- "^-A .*$re" || true; } | { grep -v '"' || true; } |
+			while IFS= read -r line; do
+				read -ra words <<<"$line"
+				words[0]=-D
+				iptables -t "$table" "${words[@]}" 2>/dev/null || true
+			done
 	done
 }
 

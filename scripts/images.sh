@@ -15,7 +15,11 @@ set -euo pipefail
 
 SOCK=${1:?usage: images.sh SOCK}
 CACHE=${TASKENV_IMAGE_CACHE:-/var/cache/taskenv-images}
+# mmdebstrap takes the host's apt sources (the mirror this machine can reach).
 SOURCES=${TASKENV_APT_SOURCES:-/etc/apt/sources.list.d/debian.sources}
+if [[ ! -f $SOURCES && -f /etc/apt/sources.list ]]; then
+	SOURCES=/etc/apt/sources.list
+fi
 SELF=$(readlink -f "${BASH_SOURCE[0]}")
 DEFAULT_PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 
@@ -137,7 +141,8 @@ postgres_entrypoint() {
 				--auth-host=scram-sha-256 --auth-local=trust \
 				--encoding=UTF8 --locale=C.UTF-8 >/dev/null
 			rm -f "$pwfile"
-			printf "listen_addresses = '*'\n" >>"$PGDATA/postgresql.conf"
+			# jit = off: the LLVM JIT provider is not in the image.
+			printf "listen_addresses = '*'\njit = off\n" >>"$PGDATA/postgresql.conf"
 			printf 'host all all all scram-sha-256\n' >>"$PGDATA/pg_hba.conf"
 			echo "docker-entrypoint.sh: initialised $PGDATA" >&2
 		fi
@@ -179,8 +184,11 @@ postgres_tarball() {
 			return 1
 		}
 		mv "$tmp" "$tarball"
-		# Older tarballs from earlier versions of this script are of no further use.
-		find "$CACHE" -maxdepth 1 -name 'postgres-15-*.tar' ! -name "${tarball##*/}" -delete
+		# Tarballs of other versions of this script are dropped once a day old (another
+		# checkout on this machine may still be using a recent one).
+		find "$CACHE" -maxdepth 1 -name 'postgres-15-*.tar' ! -name "${tarball##*/}" \
+			-mmin +1440 -delete
+		find "$CACHE" -maxdepth 1 -name '.partial-*.tar' -mmin +60 -delete
 	fi
 	exec 9>&-
 	printf '%s\n' "$tarball"

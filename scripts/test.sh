@@ -14,6 +14,10 @@ echo "== format check (clang-format)"
 # shellcheck disable=SC2046
 clang-format --dry-run --Werror $(git ls-files '*.c' '*.h')
 
+echo "== shellcheck"
+# shellcheck disable=SC2046
+shellcheck $(git ls-files '*.sh') .ci/run
+
 echo "== build (Debug, -Werror)"
 cmake -S . -B build -DCMAKE_BUILD_TYPE=Debug >/dev/null
 cmake --build build -j"$JOBS"

@@ -27,6 +27,7 @@ test_yaml_syntax_error() {
 test_missing_required_variable() {
 	local dir
 	dir=$(mktemp -d "$WORK/proj.XXXX")
+	# shellcheck disable=SC2016 # the ${X:?...} is for taskenv, not for bash
 	printf 'services:\n  web:\n    image: taskenv-test/busybox:1\n    environment:\n      A: "${X:?need X}"\n' >"$dir/compose.yaml"
 	unset X
 	expect_exit 2 te up -t bad-var -f "$dir/compose.yaml"

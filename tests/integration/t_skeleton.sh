@@ -14,7 +14,7 @@ test_two_tasks_side_by_side() {
 	wait $jb || { cat "$WORK/up-b.log" >&2; fail "up pair-b"; }
 	pa=$(task_port pair-a app 3000) pb=$(task_port pair-b app 3000)
 	da=$(task_port pair-a database 5432) db=$(task_port pair-b database 5432)
-	[ -n "$pa" ] && [ -n "$pb" ] && [ -n "$da" ] && [ -n "$db" ] || fail "missing ports: $pa $pb $da $db"
+	if [ -z "$pa" ] || [ -z "$pb" ] || [ -z "$da" ] || [ -z "$db" ]; then fail "missing ports: $pa $pb $da $db"; fi
 	[ "$(printf '%s\n' "$pa" "$pb" "$da" "$db" | sort -u | wc -l)" = 4 ] || fail "ports not distinct: $pa $pb $da $db"
 	# Every binding the engine holds for these tasks is on 127.0.0.1.
 	out=$(api GET "/containers/json?filters=$(jq -rn '{label:["io.taskenv.task"]}|@uri')" |
@@ -90,12 +90,12 @@ test_fixed_names_twice() {
 	(cd "$dir" && te up -t fixed-a && te up -t fixed-b)
 	pa=$(task_port fixed-a web 80) pb=$(task_port fixed-b web 80)
 	[ "$pa" != "$pb" ] || fail "same host port $pa"
-	[ "$pa" != 8080 ] && [ "$pb" != 8080 ] || fail "the file's port was used verbatim"
+	if [ "$pa" = 8080 ] || [ "$pb" = 8080 ]; then fail "the file's port was used verbatim"; fi
 	wait_for 20 curl -fsS -o /dev/null "http://127.0.0.1:$pa/" || fail "fixed-a web"
 	wait_for 20 curl -fsS -o /dev/null "http://127.0.0.1:$pb/" || fail "fixed-b web"
 	assert_eq "$(engine_names containers io.taskenv.task=fixed-a | sort | tr '\n' ' ')" "fixed-a-client-1 fixed-a-web-1 "
 	# "db" is an alias on each task's network.
-	docker -H "unix://$SOCK" exec fixed-a-client-1 wget -q -O /dev/null http://db:80/ ||
+	docker -H "unix://$SOCK" exec fixed-a-client-1 nc -w 2 db 80 -e /bin/true ||
 		fail "container_name 'db' does not resolve inside fixed-a"
 	te down -t fixed-a --timeout 2
 	te down -t fixed-b --timeout 2
