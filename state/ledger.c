@@ -109,6 +109,32 @@ int ledger_run(struct ledger *l, const char *sql, const struct ledger_arg *args,
 	return 0;
 }
 
+int ledger_collect(struct ledger *l, sqlite3_stmt *st, size_t elem_size, ledger_row_fn from_row,
+		   ledger_free_fn free_rows, void **out, size_t *n, struct te_err *err)
+{
+	char *v = NULL;
+	size_t len = 0, cap = 0;
+	int rc;
+
+	for (;;) {
+		rc = ledger_step(l, st, err);
+		if (rc != 1)
+			break;
+		if (len == cap) {
+			cap = cap ? 2 * cap : 8;
+			v = xrealloc(v, cap * elem_size);
+		}
+		from_row(st, v + len++ * elem_size);
+	}
+	if (rc < 0) {
+		free_rows(v, len);
+		return -1;
+	}
+	*out = v;
+	*n = len;
+	return 0;
+}
+
 static int exec_sql(struct ledger *l, const char *sql, struct te_err *err)
 {
 	if (sqlite3_exec(l->db, sql, NULL, NULL, NULL) != SQLITE_OK)
@@ -450,6 +476,16 @@ static void task_from_row(sqlite3_stmt *st, struct state_task *t)
 	t->updated = sqlite3_column_int64(st, 6);
 }
 
+/* Untyped adapters for ledger_collect. */
+static void task_from_row_v(sqlite3_stmt *st, void *e)
+{
+	task_from_row(st, e);
+}
+static void state_tasks_free_v(void *v, size_t n)
+{
+	state_tasks_free(v, n);
+}
+
 int state_task_upsert(struct ledger *l, const char *name, const char *project_dir, const char *compose_files,
 		      const char *engine, const char *status, struct te_err *err)
 {
@@ -499,31 +535,13 @@ int state_task_list(struct ledger *l, struct state_task **out, size_t *n, struct
 {
 	static const char sql[] = "SELECT " TASK_COLS " FROM tasks ORDER BY name";
 	te_autostmt sqlite3_stmt *st = NULL;
-	struct state_task *v = NULL;
-	size_t len = 0, cap = 0;
-	int rc;
 
 	*out = NULL;
 	*n = 0;
 	if (ledger_prepare(l, sql, NULL, 0, &st, err) < 0)
 		return -1;
-	for (;;) {
-		rc = ledger_step(l, st, err);
-		if (rc != 1)
-			break;
-		if (len == cap) {
-			cap = cap ? 2 * cap : 8;
-			v = xrealloc(v, cap * sizeof(*v));
-		}
-		task_from_row(st, &v[len++]);
-	}
-	if (rc < 0) {
-		state_tasks_free(v, len);
-		return -1;
-	}
-	*out = v;
-	*n = len;
-	return 0;
+	return ledger_collect(l, st, sizeof(**out), task_from_row_v, state_tasks_free_v, (void **)out, n,
+			      err);
 }
 
 /* Count rows for the delete check; SQL yields one integer. */
@@ -718,6 +736,15 @@ static void resource_from_row(sqlite3_stmt *st, struct state_resource *r)
 	r->updated = sqlite3_column_int64(st, 9);
 }
 
+static void resource_from_row_v(sqlite3_stmt *st, void *e)
+{
+	resource_from_row(st, e);
+}
+static void state_resources_free_v(void *v, size_t n)
+{
+	state_resources_free(v, n);
+}
+
 int state_resource_list(struct ledger *l, const char *task, bool include_removed, struct state_resource **out,
 			size_t *n, struct te_err *err)
 {
@@ -726,31 +753,13 @@ int state_resource_list(struct ledger *l, const char *task, bool include_removed
 	    " FROM resources WHERE task = ?1 AND (?2 OR state <> 'removed') ORDER BY id";
 	const struct ledger_arg a[] = {LEDGER_S(task), LEDGER_I(include_removed)};
 	te_autostmt sqlite3_stmt *st = NULL;
-	struct state_resource *v = NULL;
-	size_t len = 0, cap = 0;
-	int rc;
 
 	*out = NULL;
 	*n = 0;
 	if (ledger_prepare(l, sql, a, LEDGER_NARGS(a), &st, err) < 0)
 		return -1;
-	for (;;) {
-		rc = ledger_step(l, st, err);
-		if (rc != 1)
-			break;
-		if (len == cap) {
-			cap = cap ? 2 * cap : 8;
-			v = xrealloc(v, cap * sizeof(*v));
-		}
-		resource_from_row(st, &v[len++]);
-	}
-	if (rc < 0) {
-		state_resources_free(v, len);
-		return -1;
-	}
-	*out = v;
-	*n = len;
-	return 0;
+	return ledger_collect(l, st, sizeof(**out), resource_from_row_v, state_resources_free_v, (void **)out,
+			      n, err);
 }
 
 /* ---- events ---- */

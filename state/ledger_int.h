@@ -51,6 +51,18 @@ int ledger_run(struct ledger *l, const char *sql, const struct ledger_arg *args,
 	       struct te_err *err);
 
 /* BEGIN IMMEDIATE (waits up to the busy timeout for the write lock). */
+/* Fill one array element from the current row. */
+typedef void (*ledger_row_fn)(sqlite3_stmt *st, void *elem);
+/* Release the first N elements of an array and the array. */
+typedef void (*ledger_free_fn)(void *v, size_t n);
+
+/* Step ST to its end, appending each row (FROM_ROW) to a growing array of
+ * ELEM_SIZE-byte elements. On success *out is owned by the caller (NULL when
+ * no row) and *n counts the rows; on error what was read is released with
+ * FREE_ROWS and -1 returned. */
+int ledger_collect(struct ledger *l, sqlite3_stmt *st, size_t elem_size, ledger_row_fn from_row,
+		   ledger_free_fn free_rows, void **out, size_t *n, struct te_err *err);
+
 int ledger_begin(struct ledger *l, struct te_err *err);
 /* COMMIT; on failure rolls back and sets err. */
 int ledger_commit(struct ledger *l, struct te_err *err);

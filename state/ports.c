@@ -241,6 +241,16 @@ static void port_from_row(sqlite3_stmt *st, struct state_port *p)
 	p->host_port = sqlite3_column_int(st, 5);
 }
 
+/* Untyped adapters for ledger_collect. */
+static void port_from_row_v(sqlite3_stmt *st, void *e)
+{
+	port_from_row(st, e);
+}
+static void state_ports_free_v(void *v, size_t n)
+{
+	state_ports_free(v, n);
+}
+
 int state_port_list(struct ledger *l, const char *task, struct state_port **out, size_t *n,
 		    struct te_err *err)
 {
@@ -249,31 +259,13 @@ int state_port_list(struct ledger *l, const char *task, struct state_port **out,
 	    " WHERE ?1 IS NULL OR task = ?1 ORDER BY task, service, container_port, proto";
 	const struct ledger_arg a[] = {LEDGER_S(task)};
 	te_autostmt sqlite3_stmt *st = NULL;
-	struct state_port *v = NULL;
-	size_t len = 0, cap = 0;
-	int rc;
 
 	*out = NULL;
 	*n = 0;
 	if (ledger_prepare(l, sql, a, LEDGER_NARGS(a), &st, err) < 0)
 		return -1;
-	for (;;) {
-		rc = ledger_step(l, st, err);
-		if (rc != 1)
-			break;
-		if (len == cap) {
-			cap = cap ? 2 * cap : 8;
-			v = xrealloc(v, cap * sizeof(*v));
-		}
-		port_from_row(st, &v[len++]);
-	}
-	if (rc < 0) {
-		state_ports_free(v, len);
-		return -1;
-	}
-	*out = v;
-	*n = len;
-	return 0;
+	return ledger_collect(l, st, sizeof(**out), port_from_row_v, state_ports_free_v, (void **)out, n,
+			      err);
 }
 
 int state_port_release_task(struct ledger *l, const char *task, struct te_err *err)
