@@ -69,16 +69,7 @@ int svc_up_opts_init(struct svc_up_opts *opts, struct te_err *err)
  * ledger row is the claim. */
 static bool owned(const struct svc_plan *plan, const cJSON *obj)
 {
-	const cJSON *labels = cJSON_GetObjectItemCaseSensitive(obj, "Labels");
-	const cJSON *cfg = cJSON_GetObjectItemCaseSensitive(obj, "Config");
-	const cJSON *t, *l;
-
-	if (!labels && cfg)
-		labels = cJSON_GetObjectItemCaseSensitive(cfg, "Labels");
-	t = cJSON_GetObjectItemCaseSensitive(labels, "io.taskenv.task");
-	l = cJSON_GetObjectItemCaseSensitive(labels, "io.taskenv.ledger");
-	return cJSON_IsString(t) && cJSON_IsString(l) && strcmp(t->valuestring, plan->task) == 0 &&
-	       strcmp(l->valuestring, plan->ledger_id) == 0;
+	return svc_labels_match(obj, plan->task, plan->ledger_id);
 }
 
 /* The name is taken by an object we do not own, so the row cannot claim

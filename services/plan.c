@@ -299,6 +299,19 @@ cJSON *svc_plan_labels(const struct svc_plan *plan, const char *kind, const char
 	return l;
 }
 
+bool svc_labels_match(const cJSON *obj, const char *task, const char *ledger_id)
+{
+	const cJSON *labels = cJSON_GetObjectItemCaseSensitive(obj, "Labels");
+	const cJSON *cfg = cJSON_GetObjectItemCaseSensitive(obj, "Config");
+	const char *t, *l;
+
+	if (cfg && !cJSON_IsObject(labels))
+		labels = cJSON_GetObjectItemCaseSensitive(cfg, "Labels");
+	t = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(labels, "io.taskenv.task"));
+	l = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(labels, "io.taskenv.ledger"));
+	return t && l && strcmp(t, task) == 0 && strcmp(l, ledger_id) == 0;
+}
+
 /* The file's own labels first, ours last so nobody can forge ownership. */
 static cJSON *merged_labels(const struct svc_plan *plan, const char *kind, const char *key,
 			    const struct svc_kv *kv, size_t n)

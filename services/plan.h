@@ -62,6 +62,12 @@ void svc_plan_free(struct svc_plan *plan);
  * Owned cJSON object. */
 struct cJSON *svc_plan_labels(const struct svc_plan *plan, const char *kind, const char *service);
 
+/* Does OBJ (an inspect answer: container, network or volume; borrowed)
+ * carry labels naming TASK in the ledger LEDGER_ID? Container labels are
+ * read from Config.Labels, others from Labels. This is the cross-check
+ * before taskenv reuses or removes anything. */
+bool svc_labels_match(const struct cJSON *obj, const char *task, const char *ledger_id);
+
 /* Engine API bodies, owned cJSON:
  * POST /networks/create and POST /volumes/create bodies; */
 struct cJSON *svc_plan_network_body(const struct svc_plan *plan, const struct svc_plan_network *n);

@@ -1,4 +1,5 @@
 #include "services/teardown.h"
+#include "services/plan.h"
 #include "engine/engine.h"
 #include "state/ledger.h"
 #include "common/err.h"
@@ -41,15 +42,7 @@ static int inspect(struct down *d, const struct state_resource *r, cJSON **obj, 
  * too (its labels name this task and this ledger). */
 static bool labels_match(const struct down *d, const cJSON *obj)
 {
-	const cJSON *labels = cJSON_GetObjectItemCaseSensitive(obj, "Labels");
-	const cJSON *cfg = cJSON_GetObjectItemCaseSensitive(obj, "Config");
-	const char *t, *l;
-
-	if (cfg && !cJSON_IsObject(labels))
-		labels = cJSON_GetObjectItemCaseSensitive(cfg, "Labels");
-	t = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(labels, "io.taskenv.task"));
-	l = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(labels, "io.taskenv.ledger"));
-	return t && l && strcmp(t, d->task) == 0 && strcmp(l, state_ledger_id(d->l)) == 0;
+	return svc_labels_match(obj, d->task, state_ledger_id(d->l));
 }
 
 static int remove_object(struct down *d, const struct state_resource *r, const char *id, struct te_err *err)

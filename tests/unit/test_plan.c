@@ -235,12 +235,28 @@ static void test_external_and_custom_networks(void **state)
 	svc_plan_free(plan);
 }
 
+static void test_labels_match(void **state)
+{
+	te_autojson cJSON *net =
+	    cJSON_Parse("{\"Labels\":{\"io.taskenv.task\":\"t1\",\"io.taskenv.ledger\":\"abcd\"}}");
+	te_autojson cJSON *ctr = cJSON_Parse(
+	    "{\"Config\":{\"Labels\":{\"io.taskenv.task\":\"t1\",\"io.taskenv.ledger\":\"abcd\"}}}");
+	te_autojson cJSON *none = cJSON_Parse("{\"Labels\":null}");
+
+	assert_true(svc_labels_match(net, "t1", "abcd"));
+	assert_true(svc_labels_match(ctr, "t1", "abcd"));
+	assert_false(svc_labels_match(net, "t2", "abcd"));  /* another task */
+	assert_false(svc_labels_match(ctr, "t1", "ffff"));  /* another ledger */
+	assert_false(svc_labels_match(none, "t1", "abcd")); /* nobody's */
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_names_and_order), cmocka_unit_test(test_container_body),
 	    cmocka_unit_test(test_mounts_body),	    cmocka_unit_test(test_network_volume_bodies),
 	    cmocka_unit_test(test_cycle),	    cmocka_unit_test(test_external_and_custom_networks),
+	    cmocka_unit_test(test_labels_match),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
