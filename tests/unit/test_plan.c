@@ -30,13 +30,13 @@ static char *app_deps[] = {"database", NULL};
 static char *worker_deps[] = {"app", NULL};
 static char *app_cmd[] = {"httpd", "-f", NULL};
 static struct svc_mount db_mounts[] = {
-    {SVC_MOUNT_VOLUME, "dbdata", "/var/lib/postgresql/data", false, {0}},
-    {SVC_MOUNT_BIND, "/p/init", "/docker-entrypoint-initdb.d", true, {0}},
-    {SVC_MOUNT_VOLUME, NULL, "/scratch", false, {0}},
+    {.type = SVC_MOUNT_VOLUME, .source = "dbdata", .target = "/var/lib/postgresql/data", .read_only = false},
+    {.type = SVC_MOUNT_BIND, .source = "/p/init", .target = "/docker-entrypoint-initdb.d", .read_only = true},
+    {.type = SVC_MOUNT_VOLUME, .source = NULL, .target = "/scratch", .read_only = false},
 };
 static struct svc_volume volumes[] = {
-    {"dbdata", NULL, NULL, false, NULL, 0, {0}},
-    {"unused", NULL, NULL, false, NULL, 0, {0}},
+    {.key = "dbdata"},
+    {.key = "unused"},
 };
 
 static void project_init(struct svc_project *p, struct svc_service *s)
@@ -210,8 +210,8 @@ static void test_external_and_custom_networks(void **state)
 	struct svc_service s[3];
 	struct te_err err = {0};
 	struct svc_network nets[] = {
-	    {"shared", "corp-net", NULL, true, false, NULL, 0, {0}},
-	    {"back", NULL, NULL, false, true, NULL, 0, {0}},
+	    {.key = "shared", .name = "corp-net", .external = true},
+	    {.key = "back", .internal = true},
 	};
 	char *app_nets[] = {"back", "shared", NULL};
 	struct svc_plan *plan;
