@@ -893,7 +893,7 @@ static int f_volumes(struct loader *l, struct svc_service *s, yaml_node_t *n, co
 /* ---- numbers: durations, byte sizes ---- */
 
 /* Compose durations ("1m30s", "1.5s", "500ms", "10" = seconds) in ns. */
-static bool parse_duration(const char *s, long long *ns)
+bool svc_parse_duration(const char *s, long long *ns)
 {
 	static const struct {
 		const char *unit;
@@ -928,7 +928,7 @@ static bool parse_duration(const char *s, long long *ns)
 }
 
 /* "2g", "512m", "1gb", "100k", "1024" (bytes). */
-static bool parse_bytes(const char *s, long long *out)
+bool svc_parse_bytes(const char *s, long long *out)
 {
 	static const char units[] = "bkmgt";
 	char *end;
@@ -961,7 +961,7 @@ static int get_duration(struct loader *l, const yaml_node_t *n, const char *path
 
 	if (get_string(l, n, path, &s) < 0)
 		return -1;
-	if (s && !parse_duration(s, out))
+	if (s && !svc_parse_duration(s, out))
 		return node_err(l, n, "%s: invalid duration '%s' (e.g. 30s, 1m30s, 500ms)", path, s);
 	return 0;
 }
@@ -972,7 +972,7 @@ static int get_bytes(struct loader *l, const yaml_node_t *n, const char *path, l
 
 	if (get_string(l, n, path, &s) < 0)
 		return -1;
-	if (s && !parse_bytes(s, out))
+	if (s && !svc_parse_bytes(s, out))
 		return node_err(l, n, "%s: invalid byte size '%s' (e.g. 512m, 2g)", path, s);
 	return 0;
 }

@@ -33,4 +33,11 @@ struct svc_project *svc_load_profiles(char *const *files, char *const *profiles,
  * Owned NULL-terminated argv, or NULL with TE_E_COMPOSE on an unterminated quote. */
 char **svc_shell_split(const char *s, struct te_err *err);
 
+/* Compose durations ("1m30s", "1.5s", "500ms"; a bare number is seconds)
+ * to nanoseconds, and byte sizes ("512m", "2g", "1gb", "100k", "1024") to
+ * bytes. False when S is not one. */
+#include <stdbool.h>
+bool svc_parse_duration(const char *s, long long *ns);
+bool svc_parse_bytes(const char *s, long long *out);
+
 #endif

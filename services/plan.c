@@ -447,7 +447,12 @@ static void add_ports(cJSON *cfg, cJSON *hc, const struct svc_service *s, const 
 		if (!list)
 			list = cJSON_AddArrayToObject(bindings, key);
 		b = cJSON_CreateObject();
-		cJSON_AddStringToObject(b, "HostIp", SVC_HOST_IP);
+		/* A host ip other than loopback reaches the plan only when the
+		 * policy's public-port exception allowed it. */
+		cJSON_AddStringToObject(b, "HostIp", s->ports[i].host_ip && strncmp(s->ports[i].host_ip, "127.", 4) != 0 &&
+								 strcmp(s->ports[i].host_ip, "::1") != 0
+							     ? s->ports[i].host_ip
+							     : SVC_HOST_IP);
 		cJSON_AddStringToObject(b, "HostPort", port);
 		cJSON_AddItemToArray(list, b);
 	}
