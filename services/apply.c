@@ -63,8 +63,8 @@ int svc_up_opts_init(struct svc_up_opts *opts, struct te_err *err)
 	opts->port_hi = PORT_HI_DEFAULT;
 	opts->wait_timeout_s = WAIT_DEFAULT_S;
 	if (w && *w && (parse_port(w, &p, &opts->wait_timeout_s) < 0 || *p))
-		return te_err_set(err, TE_E_USAGE, "invalid TASKENV_WAIT_TIMEOUT '%s': expected seconds from 1 to 65535",
-				  w);
+		return te_err_set(err, TE_E_USAGE,
+				  "invalid TASKENV_WAIT_TIMEOUT '%s': expected seconds from 1 to 65535", w);
 	if (!r || !*r)
 		return 0;
 	if (parse_port(r, &p, &opts->port_lo) < 0 || *p != '-' || parse_port(p + 1, &p, &opts->port_hi) < 0 ||
@@ -279,7 +279,8 @@ static int wait_deps(struct up *u, size_t idx, struct te_err *err)
 			continue;
 		name = svc_name_container(u->plan->task, dep->service, 1);
 		step(u, "container", name, dep->condition);
-		if (svc_wait_condition(u->e, name, dep->service, dep->condition, u->opts->wait_timeout_s, err) < 0)
+		if (svc_wait_condition(u->e, name, dep->service, dep->condition, u->opts->wait_timeout_s,
+				       err) < 0)
 			return te_err_prefix(err, "service '%s' depends on '%s': ", s->name, dep->service);
 	}
 	return 0;
@@ -293,7 +294,8 @@ static int wait_all(struct up *u, struct te_err *err)
 
 		if (!c->svc->health.set || c->svc->health.disable || !c->svc->health.test)
 			continue;
-		if (svc_wait_condition(u->e, c->name, c->svc->name, "service_healthy", u->opts->wait_timeout_s, err) < 0)
+		if (svc_wait_condition(u->e, c->name, c->svc->name, "service_healthy",
+				       u->opts->wait_timeout_s, err) < 0)
 			return -1;
 		step(u, "container", c->name, "healthy");
 	}

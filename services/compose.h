@@ -44,17 +44,17 @@ struct svc_mount {
 	char *source; /* volume key, or bind path made absolute against the project dir; NULL = anonymous */
 	char *target;
 	bool read_only;
-	bool nocopy;		 /* volume.nocopy */
+	bool nocopy;		  /* volume.nocopy */
 	bool no_create_host_path; /* bind.create_host_path: false */
-	long long tmpfs_size;	 /* tmpfs.size in bytes, 0 = engine default */
+	long long tmpfs_size;	  /* tmpfs.size in bytes, 0 = engine default */
 	struct svc_loc loc;
 };
 
 /* healthcheck. Durations in nanoseconds (the Engine API's unit), 0 = unset. */
 struct svc_health {
 	bool set;
-	bool disable;	/* disable: true, or test: ["NONE"] */
-	char **test;	/* ["CMD", ...] / ["CMD-SHELL", "..."] / ["NONE"], NULL = image's */
+	bool disable; /* disable: true, or test: ["NONE"] */
+	char **test;  /* ["CMD", ...] / ["CMD-SHELL", "..."] / ["NONE"], NULL = image's */
 	long long interval_ns, timeout_ns, start_period_ns, start_interval_ns;
 	int retries; /* 0 = unset */
 	struct svc_loc loc;
@@ -105,8 +105,8 @@ struct svc_service {
 	struct svc_net_attach *net_attach;
 	size_t n_net_attach;
 	struct svc_health health;
-	char **tmpfs;	     /* "TARGET[:OPTS]" */
-	char **cap_add;	     /* as written, upper case, without a CAP_ prefix */
+	char **tmpfs;	/* "TARGET[:OPTS]" */
+	char **cap_add; /* as written, upper case, without a CAP_ prefix */
 	char **cap_drop;
 	char **security_opt; /* "no-new-privileges:true", "seccomp=unconfined", ... */
 	char **extra_hosts;  /* "HOST:IP" */
@@ -130,7 +130,7 @@ struct svc_service {
 	double cpus;		   /* 0 = unset (also deploy.resources.limits.cpus) */
 	struct svc_kv *sysctls;
 	size_t n_sysctls;
-	bool has_build; /* build: was written (taskenv does not build) */
+	bool has_build;		    /* build: was written (taskenv does not build) */
 	struct svc_loc key_loc[16]; /* where policy-relevant keys were written, see svc_key_loc */
 	struct svc_loc loc;
 };

@@ -16,8 +16,9 @@ static char *last_output(const cJSON *health)
 {
 	const cJSON *log = cJSON_GetObjectItemCaseSensitive(health, "Log");
 	int n = cJSON_GetArraySize(log);
-	const char *out = n > 0 ? cJSON_GetStringValue(cJSON_GetObjectItem(cJSON_GetArrayItem(log, n - 1), "Output"))
-				: NULL;
+	const char *out =
+	    n > 0 ? cJSON_GetStringValue(cJSON_GetObjectItem(cJSON_GetArrayItem(log, n - 1), "Output"))
+		  : NULL;
 	char *s;
 	size_t len;
 
@@ -51,19 +52,22 @@ static int probe(const cJSON *obj, const char *service, const char *cond, char *
 			return 0;
 		if (code == 0)
 			return 1;
-		return te_err_set(err, TE_E_UNHEALTHY, "service '%s' did not complete successfully: exited with code %d",
-				  service, code);
+		return te_err_set(err, TE_E_UNHEALTHY,
+				  "service '%s' did not complete successfully: exited with code %d", service,
+				  code);
 	}
 	if (hs && strcmp(hs, "healthy") == 0)
 		return 1;
 	if (hs && strcmp(hs, "unhealthy") == 0)
-		return te_err_set(err, TE_E_UNHEALTHY, "service '%s' is unhealthy; last health output: %s", service,
-				  out ? out : "(none)");
+		return te_err_set(err, TE_E_UNHEALTHY, "service '%s' is unhealthy; last health output: %s",
+				  service, out ? out : "(none)");
 	if (status && (strcmp(status, "exited") == 0 || strcmp(status, "dead") == 0))
-		return te_err_set(err, TE_E_UNHEALTHY, "service '%s' exited (code %d) before it became healthy%s%s",
-				  service, code, out ? "; last health output: " : "", out ? out : "");
+		return te_err_set(err, TE_E_UNHEALTHY,
+				  "service '%s' exited (code %d) before it became healthy%s%s", service, code,
+				  out ? "; last health output: " : "", out ? out : "");
 	if (!health || !hs || strcmp(hs, "none") == 0 || !*hs)
-		return te_err_set(err, TE_E_UNHEALTHY, "service '%s' has no healthcheck to wait for", service);
+		return te_err_set(err, TE_E_UNHEALTHY, "service '%s' has no healthcheck to wait for",
+				  service);
 	return 0;
 }
 
@@ -87,8 +91,10 @@ int svc_wait_condition(struct engine *e, const char *name, const char *service, 
 			return rc > 0 ? 0 : -1;
 		clock_gettime(CLOCK_MONOTONIC, &now);
 		if (now.tv_sec - start.tv_sec >= timeout_s)
-			return te_err_set(err, TE_E_UNHEALTHY, "service '%s' did not become %s within %d s (%s)", service,
-					  strcmp(condition, "service_healthy") == 0 ? "healthy" : "complete", timeout_s, why);
+			return te_err_set(err, TE_E_UNHEALTHY,
+					  "service '%s' did not become %s within %d s (%s)", service,
+					  strcmp(condition, "service_healthy") == 0 ? "healthy" : "complete",
+					  timeout_s, why);
 		nanosleep(&nap, NULL);
 	}
 }

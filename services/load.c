@@ -1010,7 +1010,8 @@ static int get_double(struct loader *l, const yaml_node_t *n, const char *path, 
 
 /* ---- the other service keys ---- */
 
-static void warn(struct loader *l, const yaml_node_t *n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void warn(struct loader *l, const yaml_node_t *n, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
 static void warn(struct loader *l, const yaml_node_t *n, const char *fmt, ...)
 {
 	te_autofree char *msg = NULL;
@@ -1019,8 +1020,9 @@ static void warn(struct loader *l, const yaml_node_t *n, const char *fmt, ...)
 	va_start(ap, fmt);
 	msg = xvasprintf(fmt, ap);
 	va_end(ap);
-	l->p->warnings = te_strv_push(l->p->warnings, xasprintf("%s:%zu:%zu: %s", l->file, n->start_mark.line + 1,
-								 n->start_mark.column + 1, msg));
+	l->p->warnings =
+	    te_strv_push(l->p->warnings, xasprintf("%s:%zu:%zu: %s", l->file, n->start_mark.line + 1,
+						   n->start_mark.column + 1, msg));
 }
 
 static int f_command(struct loader *l, struct svc_service *s, yaml_node_t *n, const char *path)
@@ -1166,7 +1168,8 @@ static int f_depends_on(struct loader *l, struct svc_service *s, yaml_node_t *n,
 	for (size_t i = 0; names[i]; i++) {
 		struct svc_dep *d = &s->deps[s->n_deps++];
 
-		*d = (struct svc_dep){xstrdup(names[i]), xstrdup("service_started"), true, false, loc_of(l, at[i])};
+		*d = (struct svc_dep){xstrdup(names[i]), xstrdup("service_started"), true, false,
+				      loc_of(l, at[i])};
 		if (n->type == YAML_MAPPING_NODE && dep_long(l, d, ps.v[i].val, path) < 0)
 			return -1;
 	}
@@ -1281,7 +1284,8 @@ static int f_deploy(struct loader *l, struct svc_service *s, yaml_node_t *n, con
 		return -1;
 	for (size_t i = 0; i < dp.n; i++)
 		if (strcmp(dp.v[i].name, "resources") != 0 && !has_prefix(dp.v[i].name, "x-"))
-			warn(l, dp.v[i].key, "%s.%s is not supported by taskenv, ignored", path, dp.v[i].name);
+			warn(l, dp.v[i].key, "%s.%s is not supported by taskenv, ignored", path,
+			     dp.v[i].name);
 	pr = pairs_find(&dp, "resources");
 	if (!pr || is_null(pr->val))
 		return 0;
@@ -1367,8 +1371,14 @@ struct field {
 	int (*fn)(struct loader *l, struct svc_service *s, yaml_node_t *n, const char *path);
 };
 
-#define FLD(k, t, member, slot) {k, t, offsetof(struct svc_service, member), slot, NULL}
-#define FFN(k, fn) {k, F_FN, 0, -1, fn}
+#define FLD(k, t, member, slot)                                                                              \
+	{                                                                                                    \
+		k, t, offsetof(struct svc_service, member), slot, NULL                                       \
+	}
+#define FFN(k, fn)                                                                                           \
+	{                                                                                                    \
+		k, F_FN, 0, -1, fn                                                                           \
+	}
 
 static const struct field service_fields[] = {
     FLD("image", F_STR, image, -1),
@@ -1424,13 +1434,14 @@ static const struct field service_fields[] = {
 
 /* Compose keys taskenv accepts but does not act on: a warning says so. */
 static const char *const ignored_keys[] = {
-    "logging",	   "ulimits",	   "secrets",	   "configs",	  "links",	 "external_links",
-    "oom_score_adj", "mac_address", "cpu_shares",   "cpuset",	  "scale",	 "develop",
-    "attach",	   "annotations", "storage_opt", "stop_timeout", "blkio_config", "oom_kill_disable",
-    "cpu_count",	   "cpu_percent", "cpu_period",	  "cpu_quota",	  "cpu_rt_runtime", "mem_swappiness",
-    "memswap_limit", "isolation",	  "runtime",	  "volumes_from", "credential_spec", "device_cgroup_rules",
-    "dns_opt",	   "dns_search",  "post_start",	  "pre_stop",	  "gpus",	 "use_api_socket",
-    "label_file",    "models",	  "provider",	  "build",
+    "logging",	      "ulimits",       "secrets",	   "configs",	      "links",
+    "external_links", "oom_score_adj", "mac_address",	   "cpu_shares",      "cpuset",
+    "scale",	      "develop",       "attach",	   "annotations",     "storage_opt",
+    "stop_timeout",   "blkio_config",  "oom_kill_disable", "cpu_count",	      "cpu_percent",
+    "cpu_period",     "cpu_quota",     "cpu_rt_runtime",   "mem_swappiness",  "memswap_limit",
+    "isolation",      "runtime",       "volumes_from",	   "credential_spec", "device_cgroup_rules",
+    "dns_opt",	      "dns_search",    "post_start",	   "pre_stop",	      "gpus",
+    "use_api_socket", "label_file",    "models",	   "provider",	      "build",
 };
 
 static int field_scalar(struct loader *l, struct svc_service *s, const struct field *f, yaml_node_t *n,
@@ -1440,9 +1451,7 @@ static int field_scalar(struct loader *l, struct svc_service *s, const struct fi
 	bool b;
 
 	switch (f->type) {
-	case F_STR:
-		free(*(char **)base);
-		return get_string(l, n, path, (char **)base);
+	case F_STR: free(*(char **)base); return get_string(l, n, path, (char **)base);
 	case F_STRV: return get_strv_loose(l, n, path, (char ***)base);
 	case F_TRI:
 		if (is_null(n))
@@ -1619,7 +1628,8 @@ static int get_ipam(struct loader *l, struct svc_network *nw, yaml_node_t *n, co
 		return 0;
 	if (pr->val->type != YAML_SEQUENCE_NODE)
 		return node_err(l, pr->val, "%s.config must be a list", path);
-	for (yaml_node_item_t *it = pr->val->data.sequence.items.start; it < pr->val->data.sequence.items.top; it++)
+	for (yaml_node_item_t *it = pr->val->data.sequence.items.start; it < pr->val->data.sequence.items.top;
+	     it++)
 		if (ipam_pool(l, nw, node_at(l, *it), path) < 0)
 			return -1;
 	return 0;
@@ -1693,7 +1703,7 @@ static int load_volumes(struct loader *l, yaml_node_t *n)
 	l->p->volumes = xcalloc(ps.n, sizeof(*l->p->volumes));
 	for (size_t i = 0; i < ps.n; i++) {
 		struct svc_volume *v = &l->p->volumes[l->p->n_volumes++];
-		struct res_fields f = {&v->name,   &v->driver,	    &v->external,	 &v->labels,
+		struct res_fields f = {&v->name,     &v->driver,      &v->external,	 &v->labels,
 				       &v->n_labels, &v->driver_opts, &v->n_driver_opts, NULL};
 
 		v->key = xstrdup(ps.v[i].name);
@@ -1715,7 +1725,7 @@ static int load_networks(struct loader *l, yaml_node_t *n)
 	l->p->networks = xcalloc(ps.n, sizeof(*l->p->networks));
 	for (size_t i = 0; i < ps.n; i++) {
 		struct svc_network *v = &l->p->networks[l->p->n_networks++];
-		struct res_fields f = {&v->name,   &v->driver,	    &v->external,	 &v->labels,
+		struct res_fields f = {&v->name,     &v->driver,      &v->external,	 &v->labels,
 				       &v->n_labels, &v->driver_opts, &v->n_driver_opts, v};
 
 		v->key = xstrdup(ps.v[i].name);
@@ -1747,7 +1757,8 @@ static int load_x_taskenv(struct loader *l, yaml_node_t *n)
 
 static void warn_top(struct loader *l, const struct pairs *top)
 {
-	static const char *const known[] = {"services", "volumes", "networks", "version", "name", "x-taskenv"};
+	static const char *const known[] = {"services", "volumes", "networks",
+					    "version",	"name",	   "x-taskenv"};
 	static const char *const ignored[] = {"secrets", "configs", "include", "models"};
 
 	for (size_t i = 0; i < top->n; i++) {
@@ -1757,7 +1768,8 @@ static void warn_top(struct loader *l, const struct pairs *top)
 			ok = strcmp(known[k], top->v[i].name) == 0;
 		for (size_t k = 0; !ok && k < sizeof(ignored) / sizeof(ignored[0]); k++)
 			if (strcmp(ignored[k], top->v[i].name) == 0) {
-				warn(l, top->v[i].key, "%s is not supported by taskenv, ignored", top->v[i].name);
+				warn(l, top->v[i].key, "%s is not supported by taskenv, ignored",
+				     top->v[i].name);
 				ok = true;
 			}
 		if (!ok)

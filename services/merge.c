@@ -68,7 +68,8 @@ static bool same_port(const struct svc_port *a, const struct svc_port *b)
 {
 	return a->host_port == b->host_port && a->container_port == b->container_port &&
 	       strcmp(a->proto, b->proto) == 0 &&
-	       ((!a->host_ip && !b->host_ip) || (a->host_ip && b->host_ip && strcmp(a->host_ip, b->host_ip) == 0));
+	       ((!a->host_ip && !b->host_ip) ||
+		(a->host_ip && b->host_ip && strcmp(a->host_ip, b->host_ip) == 0));
 }
 
 static void merge_ports(struct svc_service *d, struct svc_service *s)
@@ -171,14 +172,14 @@ static void merge_health(struct svc_health *d, struct svc_health *s)
 
 static void merge_strings(struct svc_service *d, struct svc_service *s)
 {
-	char **dst[] = {&d->image,	  &d->working_dir, &d->user,   &d->container_name, &d->restart,
-			&d->stop_signal, &d->pull_policy, &d->network_mode, &d->pid,	   &d->ipc,
-			&d->userns_mode, &d->uts,	  &d->cgroup,	    &d->hostname,	   &d->domainname,
-			&d->platform};
-	char **src[] = {&s->image,	  &s->working_dir, &s->user,   &s->container_name, &s->restart,
-			&s->stop_signal, &s->pull_policy, &s->network_mode, &s->pid,	   &s->ipc,
-			&s->userns_mode, &s->uts,	  &s->cgroup,	    &s->hostname,	   &s->domainname,
-			&s->platform};
+	char **dst[] = {&d->image,   &d->working_dir, &d->user,	       &d->container_name,
+			&d->restart, &d->stop_signal, &d->pull_policy, &d->network_mode,
+			&d->pid,     &d->ipc,	      &d->userns_mode, &d->uts,
+			&d->cgroup,  &d->hostname,    &d->domainname,  &d->platform};
+	char **src[] = {&s->image,   &s->working_dir, &s->user,	       &s->container_name,
+			&s->restart, &s->stop_signal, &s->pull_policy, &s->network_mode,
+			&s->pid,     &s->ipc,	      &s->userns_mode, &s->uts,
+			&s->cgroup,  &s->hostname,    &s->domainname,  &s->platform};
 
 	for (size_t i = 0; i < sizeof(dst) / sizeof(dst[0]); i++)
 		TAKE(*dst[i], *src[i]);
@@ -201,7 +202,8 @@ static void merge_numbers(struct svc_service *d, const struct svc_service *s)
 {
 	int *dt[] = {&d->read_only, &d->init, &d->privileged, &d->tty, &d->stdin_open};
 	const int *st[] = {&s->read_only, &s->init, &s->privileged, &s->tty, &s->stdin_open};
-	long long *dn[] = {&d->mem_limit, &d->mem_reservation, &d->shm_size, &d->pids_limit, &d->stop_grace_ns};
+	long long *dn[] = {&d->mem_limit, &d->mem_reservation, &d->shm_size, &d->pids_limit,
+			   &d->stop_grace_ns};
 	const long long *sn[] = {&s->mem_limit, &s->mem_reservation, &s->shm_size, &s->pids_limit,
 				 &s->stop_grace_ns};
 
@@ -284,7 +286,8 @@ static void merge_networks(struct svc_project *dst, struct svc_project *src)
 		while (j < dst->n_networks && strcmp(dst->networks[j].key, s->key) != 0)
 			j++;
 		if (j == dst->n_networks) {
-			dst->networks = xrealloc(dst->networks, (dst->n_networks + 1) * sizeof(*dst->networks));
+			dst->networks =
+			    xrealloc(dst->networks, (dst->n_networks + 1) * sizeof(*dst->networks));
 			memset(&dst->networks[dst->n_networks++], 0, sizeof(*s));
 		}
 		struct svc_network *d = &dst->networks[j];
@@ -383,11 +386,12 @@ static int check_deps(struct svc_project *p, struct svc_service *s, char *const 
 		if (strcmp(d->service, s->name) == 0)
 			return loc_err(&d->loc, err, "service '%s' depends on itself%s", s->name, "");
 		if (!svc_project_service(p, d->service) && strv_has(dropped, d->service) && d->required)
-			return loc_err(&d->loc, err, "service '%s' depends on service '%s' of an inactive profile",
-				       s->name, d->service);
-		if (!svc_project_service(p, d->service) && !strv_has(dropped, d->service))
-			return loc_err(&d->loc, err, "service '%s' depends on undefined service '%s'", s->name,
+			return loc_err(&d->loc, err,
+				       "service '%s' depends on service '%s' of an inactive profile", s->name,
 				       d->service);
+		if (!svc_project_service(p, d->service) && !strv_has(dropped, d->service))
+			return loc_err(&d->loc, err, "service '%s' depends on undefined service '%s'",
+				       s->name, d->service);
 		if (!svc_project_service(p, d->service)) {
 			free(d->service);
 			free(d->condition);
@@ -406,8 +410,8 @@ static int check_refs(struct svc_project *p, struct svc_service *s, struct te_er
 		const char *key = s->net_attach[i].key;
 
 		if (strcmp(key, "default") != 0 && !svc_project_network(p, key))
-			return loc_err(&s->net_attach[i].loc, err, "service '%s' refers to undefined network '%s'",
-				       s->name, key);
+			return loc_err(&s->net_attach[i].loc, err,
+				       "service '%s' refers to undefined network '%s'", s->name, key);
 		s->networks = te_strv_push(s->networks, xstrdup(key));
 	}
 	for (size_t i = 0; i < s->n_mounts; i++) {

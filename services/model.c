@@ -45,12 +45,13 @@ static void service_release(struct svc_service *s)
 	}
 	free(s->net_attach);
 	te_strv_free(s->health.test);
-	char **strvs[] = {s->tmpfs,	  s->cap_add, s->cap_drop, s->security_opt, s->extra_hosts,
-			  s->profiles,	  s->devices, s->dns,	   s->expose,	    s->group_add};
+	char **strvs[] = {s->tmpfs,    s->cap_add, s->cap_drop, s->security_opt, s->extra_hosts,
+			  s->profiles, s->devices, s->dns,	s->expose,	 s->group_add};
 	for (size_t i = 0; i < sizeof(strvs) / sizeof(strvs[0]); i++)
 		te_strv_free(strvs[i]);
-	char *strs[] = {s->restart, s->stop_signal, s->pull_policy, s->network_mode, s->pid,	   s->ipc,
-			s->userns_mode, s->uts,	     s->cgroup,	      s->hostname,     s->domainname, s->platform};
+	char *strs[] = {s->restart, s->stop_signal, s->pull_policy, s->network_mode,
+			s->pid,	    s->ipc,	    s->userns_mode, s->uts,
+			s->cgroup,  s->hostname,    s->domainname,  s->platform};
 	for (size_t i = 0; i < sizeof(strs) / sizeof(strs[0]); i++)
 		free(strs[i]);
 	kv_free(s->sysctls, s->n_sysctls);

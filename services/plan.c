@@ -449,10 +449,11 @@ static void add_ports(cJSON *cfg, cJSON *hc, const struct svc_service *s, const 
 		b = cJSON_CreateObject();
 		/* A host ip other than loopback reaches the plan only when the
 		 * policy's public-port exception allowed it. */
-		cJSON_AddStringToObject(b, "HostIp", s->ports[i].host_ip && strncmp(s->ports[i].host_ip, "127.", 4) != 0 &&
-								 strcmp(s->ports[i].host_ip, "::1") != 0
-							     ? s->ports[i].host_ip
-							     : SVC_HOST_IP);
+		cJSON_AddStringToObject(b, "HostIp",
+					s->ports[i].host_ip && strncmp(s->ports[i].host_ip, "127.", 4) != 0 &&
+						strcmp(s->ports[i].host_ip, "::1") != 0
+					    ? s->ports[i].host_ip
+					    : SVC_HOST_IP);
 		cJSON_AddStringToObject(b, "HostPort", port);
 		cJSON_AddItemToArray(list, b);
 	}
@@ -490,7 +491,8 @@ static void add_tmpfs(cJSON *hc, const struct svc_service *s)
 
 		if (s->mounts[i].type != SVC_MOUNT_TMPFS)
 			continue;
-		opts = s->mounts[i].tmpfs_size ? xasprintf("size=%lld", s->mounts[i].tmpfs_size) : xstrdup("");
+		opts =
+		    s->mounts[i].tmpfs_size ? xasprintf("size=%lld", s->mounts[i].tmpfs_size) : xstrdup("");
 		cJSON_DeleteItemFromObjectCaseSensitive(t, s->mounts[i].target);
 		cJSON_AddStringToObject(t, s->mounts[i].target, opts);
 	}
@@ -577,8 +579,12 @@ static void add_devices(cJSON *hc, char *const *devices)
 		for (char *t = strtok_r(copy, ":", &save); t; t = strtok_r(NULL, ":", &save))
 			parts = te_strv_push(parts, xstrdup(t));
 		cJSON_AddStringToObject(d, "PathOnHost", parts ? parts[0] : devices[i]);
-		cJSON_AddStringToObject(d, "PathInContainer", parts && parts[1] ? parts[1] : parts ? parts[0] : "");
-		cJSON_AddStringToObject(d, "CgroupPermissions", parts && parts[1] && parts[2] ? parts[2] : "rwm");
+		cJSON_AddStringToObject(d, "PathInContainer",
+					parts && parts[1] ? parts[1]
+					: parts		  ? parts[0]
+							  : "");
+		cJSON_AddStringToObject(d, "CgroupPermissions",
+					parts && parts[1] && parts[2] ? parts[2] : "rwm");
 		cJSON_AddItemToArray(a, d);
 	}
 }
@@ -665,7 +671,8 @@ static void add_config_misc(cJSON *b, const struct svc_service *s)
 	if (s->stop_signal)
 		cJSON_AddStringToObject(b, "StopSignal", s->stop_signal);
 	if (s->stop_grace_ns)
-		cJSON_AddNumberToObject(b, "StopTimeout", (double)((s->stop_grace_ns + 999999999) / 1000000000));
+		cJSON_AddNumberToObject(b, "StopTimeout",
+					(double)((s->stop_grace_ns + 999999999) / 1000000000));
 	if (s->hostname)
 		cJSON_AddStringToObject(b, "Hostname", s->hostname);
 	if (s->domainname)
@@ -675,7 +682,8 @@ static void add_config_misc(cJSON *b, const struct svc_service *s)
 	if (s->stdin_open == 1)
 		cJSON_AddBoolToObject(b, "OpenStdin", 1);
 	for (size_t i = 0; exposed && s->expose && s->expose[i]; i++) {
-		te_autofree char *k = strchr(s->expose[i], '/') ? xstrdup(s->expose[i]) : xasprintf("%s/tcp", s->expose[i]);
+		te_autofree char *k =
+		    strchr(s->expose[i], '/') ? xstrdup(s->expose[i]) : xasprintf("%s/tcp", s->expose[i]);
 
 		if (!cJSON_GetObjectItemCaseSensitive(exposed, k))
 			cJSON_AddObjectToObject(exposed, k);

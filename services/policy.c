@@ -12,21 +12,24 @@
 #include <unistd.h>
 
 static const char *const fixed_names[] = {
-    "engine-socket",	   "privileged",	  "host-network",    "host-pid",     "host-ipc",
-    "host-userns",	   "host-uts",		  "devices",	     "cap:SYS_ADMIN", "cap:SYS_PTRACE",
-    "cap:NET_ADMIN",	   "cap:SYS_MODULE",	  "cap:ALL",	     "seccomp-unconfined", "apparmor-unconfined",
-    "label-disable",	   "bind-system",	  "bind-home",	     "bind-credentials", "bind-outside-project",
+    "engine-socket", "privileged",     "host-network", "host-pid",	     "host-ipc",
+    "host-userns",   "host-uts",       "devices",      "cap:SYS_ADMIN",	     "cap:SYS_PTRACE",
+    "cap:NET_ADMIN", "cap:SYS_MODULE", "cap:ALL",      "seccomp-unconfined", "apparmor-unconfined",
+    "label-disable", "bind-system",    "bind-home",    "bind-credentials",   "bind-outside-project",
     "public-port",
 };
 
 static const char *const dangerous_caps[] = {"SYS_ADMIN", "SYS_PTRACE", "NET_ADMIN", "SYS_MODULE", "ALL"};
 static const char *const system_dirs[] = {"/etc", "/var", "/run", "/proc", "/sys", "/dev", "/root"};
-static const char *const cred_paths[] = {".ssh",  ".aws",   ".config/gcloud", ".kube", ".docker",
-					 ".gnupg", ".netrc", ".git-credentials"};
+static const char *const cred_paths[] = {".ssh",    ".aws",   ".config/gcloud", ".kube",
+					 ".docker", ".gnupg", ".netrc",		".git-credentials"};
 static const char *const socket_names[] = {"docker.sock", "podman.sock", "containerd.sock"};
-static const char *const socket_paths[] = {"/var/run/docker.sock",	   "/run/docker.sock",
-					   "/run/podman/podman.sock",	   "/var/run/podman/podman.sock",
-					   "/run/containerd/containerd.sock", "/var/run/containerd/containerd.sock"};
+static const char *const socket_paths[] = {"/var/run/docker.sock",
+					   "/run/docker.sock",
+					   "/run/podman/podman.sock",
+					   "/var/run/podman/podman.sock",
+					   "/run/containerd/containerd.sock",
+					   "/var/run/containerd/containerd.sock"};
 
 bool svc_policy_known(const char *name)
 {
@@ -41,11 +44,13 @@ int svc_policy_validate(const struct svc_project *p, char *const *allow, struct 
 	for (size_t i = 0; allow && allow[i]; i++)
 		if (!svc_policy_known(allow[i]))
 			return te_err_set(err, TE_E_USAGE,
-					  "unknown exception '%s' in --allow (see 'taskenv check --help')", allow[i]);
+					  "unknown exception '%s' in --allow (see 'taskenv check --help')",
+					  allow[i]);
 	for (size_t i = 0; p->allow && p->allow[i]; i++)
 		if (!svc_policy_known(p->allow[i]))
 			return te_err_set(err, TE_E_COMPOSE, "%s: x-taskenv.allow: unknown exception '%s'",
-					  p->files && p->files[0] ? p->files[0] : "compose file", p->allow[i]);
+					  p->files && p->files[0] ? p->files[0] : "compose file",
+					  p->allow[i]);
 	return 0;
 }
 
@@ -77,7 +82,8 @@ static void add(struct check *c, struct svc_loc loc, const char *service, const 
 		return;
 	}
 	c->v = xrealloc(c->v, (c->n + 1) * sizeof(*c->v));
-	c->v[c->n++] = (struct svc_finding){loc, xstrdup(service), xstrdup(key), owned_reason, xstrdup(allow)};
+	c->v[c->n++] =
+	    (struct svc_finding){loc, xstrdup(service), xstrdup(key), owned_reason, xstrdup(allow)};
 }
 
 static struct svc_loc key_loc(const struct svc_service *s, enum svc_key k)
@@ -179,7 +185,8 @@ static const char *cred_hit(const struct check *c, const char *real)
 		te_autofree char *cred = xasprintf("%s/%s", c->home, cred_paths[i]);
 
 		/* Inside a credential path, or a directory of $HOME above one. */
-		if (within(real, cred) || (within(cred, real) && within(real, c->home) && strcmp(real, c->home) != 0))
+		if (within(real, cred) ||
+		    (within(cred, real) && within(real, c->home) && strcmp(real, c->home) != 0))
 			return cred_paths[i];
 	}
 	return NULL;
@@ -208,7 +215,8 @@ static void check_host_path(struct check *c, struct svc_loc loc, const char *ser
 
 	if (sock)
 		add(c, loc, service, key, "engine-socket",
-		    xasprintf("bind of '%s' exposes the container engine's socket (control of the host)", real));
+		    xasprintf("bind of '%s' exposes the container engine's socket (control of the host)",
+			      real));
 	if (cred)
 		add(c, loc, service, key, "bind-credentials",
 		    xasprintf("bind of '%s' exposes credentials (~/%s)", real, cred));
@@ -220,7 +228,8 @@ static void check_host_path(struct check *c, struct svc_loc loc, const char *ser
 		add(c, loc, service, key, "bind-home", xasprintf("bind of the home directory '%s'", real));
 	else if (!sock && !cred)
 		add(c, loc, service, key, "bind-outside-project",
-		    xasprintf("bind source '%s' is outside the project directory '%s'", real, c->project_real));
+		    xasprintf("bind source '%s' is outside the project directory '%s'", real,
+			      c->project_real));
 }
 
 /* ---- service keys ---- */
@@ -238,7 +247,8 @@ static void check_modes(struct check *c, const struct svc_service *s)
 			    xasprintf("%s: host shares the host's namespace with the container", keys[i]));
 	if (s->privileged == 1)
 		add(c, key_loc(s, SVC_K_PRIVILEGED), s->name, "privileged", "privileged",
-		    xstrdup("privileged: true gives the container every capability and every device of the host"));
+		    xstrdup("privileged: true gives the container every capability and every device of the "
+			    "host"));
 	if (s->devices && s->devices[0])
 		add(c, key_loc(s, SVC_K_DEVICES), s->name, "devices", "devices",
 		    xasprintf("devices: passes host device '%s' into the container", s->devices[0]));
@@ -265,9 +275,8 @@ static void check_caps(struct check *c, const struct svc_service *s)
 
 static void check_security_opt(struct check *c, const struct svc_service *s)
 {
-	static const char *const bad[][2] = {{"seccomp", "unconfined"},
-					     {"apparmor", "unconfined"},
-					     {"label", "disable"}};
+	static const char *const bad[][2] = {
+	    {"seccomp", "unconfined"}, {"apparmor", "unconfined"}, {"label", "disable"}};
 	static const char *const names[] = {"seccomp-unconfined", "apparmor-unconfined", "label-disable"};
 
 	for (size_t i = 0; s->security_opt && s->security_opt[i]; i++) {
@@ -296,8 +305,8 @@ static void check_ports(struct check *c, const struct svc_service *s)
 
 		if (p->host_ip && !loopback(p->host_ip))
 			add(c, p->loc, s->name, "ports", "public-port",
-			    xasprintf("port %d/%s is published on %s, not on loopback", p->container_port, p->proto,
-				      p->host_ip));
+			    xasprintf("port %d/%s is published on %s, not on loopback", p->container_port,
+				      p->proto, p->host_ip));
 	}
 }
 
@@ -362,8 +371,8 @@ void svc_findings_free(struct svc_finding *v, size_t n)
 
 char *svc_finding_format(const struct svc_finding *f)
 {
-	return xasprintf("%s:%d:%d: %s: %s: %s (allow with '%s')", f->loc.file ? f->loc.file : "?", f->loc.line,
-			 f->loc.col, f->service, f->key, f->reason, f->allow);
+	return xasprintf("%s:%d:%d: %s: %s: %s (allow with '%s')", f->loc.file ? f->loc.file : "?",
+			 f->loc.line, f->loc.col, f->service, f->key, f->reason, f->allow);
 }
 
 /* ---- defaults ---- */
@@ -380,7 +389,8 @@ static int env_bytes(const char *var, long long dflt, long long *out, struct te_
 		return 0;
 	}
 	if (!svc_parse_bytes(v, out))
-		return te_err_set(err, TE_E_USAGE, "invalid %s '%s': expected a size like 512m or 2g, or 0", var, v);
+		return te_err_set(err, TE_E_USAGE, "invalid %s '%s': expected a size like 512m or 2g, or 0",
+				  var, v);
 	return 0;
 }
 
@@ -395,7 +405,8 @@ static int env_number(const char *var, double dflt, double max, double *out, str
 	errno = 0;
 	*out = strtod(v, &end);
 	if (errno || end == v || *end || *out < 0 || *out > max)
-		return te_err_set(err, TE_E_USAGE, "invalid %s '%s': expected a number from 0 to %.0f", var, v, max);
+		return te_err_set(err, TE_E_USAGE, "invalid %s '%s': expected a number from 0 to %.0f", var,
+				  v, max);
 	return 0;
 }
 
