@@ -709,9 +709,9 @@ static bool is_bind_source(const char *src)
 	return src[0] == '/' || src[0] == '.' || src[0] == '~';
 }
 
-/* Mode options of the short syntax. Only ro/rw change the model; SELinux
- * relabelling, nocopy and consistency hints are accepted and ignored. */
-static const char *parse_mode(const char *mode, bool *ro)
+/* Mode options of the short syntax. ro/rw and nocopy change the model;
+ * SELinux relabelling and consistency hints are accepted and ignored. */
+static const char *parse_mode(const char *mode, bool *ro, bool *nocopy)
 {
 	static const char *const ignored[] = {"z", "Z", "nocopy", "cached", "delegated", "consistent"};
 	te_autofree char *copy = xstrdup(mode);
@@ -730,6 +730,8 @@ static const char *parse_mode(const char *mode, bool *ro)
 			return "mode must be ro or rw";
 		if (strcmp(p, "ro") == 0 || strcmp(p, "rw") == 0)
 			*ro = strcmp(p, "ro") == 0;
+		if (strcmp(p, "nocopy") == 0)
+			*nocopy = true;
 		if (!comma)
 			return NULL;
 		p = comma + 1;
@@ -780,7 +782,7 @@ static const char *mount_short(struct loader *l, struct svc_mount *m, char *spec
 		return fill_mount(l, m, NULL, parts[0], NULL);
 	why = fill_mount(l, m, parts[0], parts[1], NULL);
 	if (!why && n == 3)
-		why = parse_mode(parts[2], &m->read_only);
+		why = parse_mode(parts[2], &m->read_only, &m->nocopy);
 	return why;
 }
 
