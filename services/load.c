@@ -1059,11 +1059,16 @@ static int env_file_one(struct loader *l, struct svc_service *s, const yaml_node
 	te_autofree char *path = file[0] == '/' ? xstrdup(file) : xasprintf("%s/%s", l->p->dir, file);
 	struct svc_env *env;
 
+	struct stat st;
+
 	if (access(path, R_OK) != 0) {
 		if (!required)
 			return 0;
 		return node_err(l, at, "env file '%s' not found: %s", path, strerror(errno));
 	}
+	/* A FIFO or a device would block or never end. */
+	if (stat(path, &st) < 0 || !S_ISREG(st.st_mode))
+		return node_err(l, at, "env file '%s' is not a regular file", path);
 	env = svc_env_load(path, l->err);
 	if (!env)
 		return node_err_prefix(l, at);

@@ -153,30 +153,52 @@ static bool within(const char *path, const char *dir)
 	return strncmp(path, dir, n) == 0 && (path[n] == '\0' || path[n] == '/');
 }
 
+/* SOCK (a socket path) is REAL or below it, literally or after realpath. */
+static bool covers(const char *real, const char *sock)
+{
+	te_autofree char *sock_real = resolve(sock);
+
+	return within(sock_real, real) || within(sock, real);
+}
+
+/* The engine sockets named by DOCKER_HOST / CONTAINER_HOST (unix://). */
+static bool covers_env_socket(const char *real)
+{
+	static const char *const vars[] = {"DOCKER_HOST", "CONTAINER_HOST"};
+
+	for (size_t i = 0; i < 2; i++) {
+		const char *v = getenv(vars[i]);
+
+		if (v && strncmp(v, "unix://", 7) == 0 && v[7] == '/' && covers(real, v + 7))
+			return true;
+	}
+	return false;
+}
+
+/* REAL is an engine socket, or a directory holding one (at any depth for
+ * the well-known and configured paths, directly for any other). */
 static bool is_socket_path(const struct check *c, const char *real)
 {
 	const char *xdg = getenv("XDG_RUNTIME_DIR");
 	const char *base = strrchr(real, '/');
 
-	for (size_t i = 0; base && i < sizeof(socket_names) / sizeof(socket_names[0]); i++)
-		if (strcmp(base + 1, socket_names[i]) == 0)
-			return true;
-	for (size_t i = 0; i < sizeof(socket_paths) / sizeof(socket_paths[0]) + 2; i++) {
-		te_autofree char *extra = NULL;
-		te_autofree char *sock_real = NULL;
-		const char *sock;
+	for (size_t i = 0; i < sizeof(socket_names) / sizeof(socket_names[0]); i++) {
+		te_autofree char *child = xasprintf("%s/%s", real, socket_names[i]);
 
-		if (i < sizeof(socket_paths) / sizeof(socket_paths[0]))
-			sock = socket_paths[i];
-		else if (xdg && *xdg)
-			sock = extra = xasprintf(i % 2 ? "%s/podman/podman.sock" : "%s/docker.sock", xdg);
-		else
-			continue;
-		sock_real = resolve(sock);
-		if (within(sock_real, real) || within(sock, real))
+		if ((base && strcmp(base + 1, socket_names[i]) == 0) || access(child, F_OK) == 0)
 			return true;
 	}
-	return false;
+	for (size_t i = 0; i < sizeof(socket_paths) / sizeof(socket_paths[0]); i++)
+		if (covers(real, socket_paths[i]))
+			return true;
+	if (xdg && *xdg) {
+		te_autofree char *podman = xasprintf("%s/podman/podman.sock", xdg);
+		te_autofree char *docker = xasprintf("%s/docker.sock", xdg);
+
+		if (covers(real, podman) || covers(real, docker))
+			return true;
+	}
+	return covers_env_socket(real);
 }
 
 static const char *cred_hit(const struct check *c, const char *real)
