@@ -71,10 +71,43 @@ static int probe(const cJSON *obj, const char *service, const char *cond, char *
 	return 0;
 }
 
+static double elapsed(const struct timespec *a, const struct timespec *b)
+{
+	return (double)(b->tv_sec - a->tv_sec) + (double)(b->tv_nsec - a->tv_nsec) / 1e9;
+}
+
+/* Podman runs healthchecks from systemd timers; where there is no systemd
+ * (a container, a CI runner) nothing runs them and the status stays
+ * "starting". Its own API runs one on request (GET
+ * /libpod/containers/{name}/healthcheck), so on Podman we run it at the
+ * container's interval while we wait, as the timer would. */
+static void podman_tick(struct engine *e, const char *name, const cJSON *obj, struct timespec *last)
+{
+	const cJSON *hc = cJSON_GetObjectItem(cJSON_GetObjectItem(obj, "Config"), "Healthcheck");
+	double interval = cJSON_GetNumberValue(cJSON_GetObjectItem(hc, "Interval")) / 1e9;
+	te_autofree char *esc = NULL;
+	te_autofree char *path = NULL;
+	te_autojson cJSON *out = NULL;
+	struct te_err ignored;
+	struct timespec now;
+
+	if (strcmp(engine_flavor(e), "podman") != 0 || !hc)
+		return;
+	if (!(interval > 0))
+		interval = 30;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	if (last->tv_sec && elapsed(last, &now) < interval)
+		return;
+	*last = now;
+	esc = engine_escape(e, name);
+	path = xasprintf("/libpod/containers/%s/healthcheck", esc);
+	engine_call(e, "GET", path, NULL, NULL, &out, &ignored);
+}
+
 int svc_wait_condition(struct engine *e, const char *name, const char *service, const char *condition,
 		       int timeout_s, struct te_err *err)
 {
-	struct timespec start, now, nap = {0, POLL_NS};
+	struct timespec start, now, nap = {0, POLL_NS}, kicked = {0, 0};
 	char why[512] = "not inspected yet";
 
 	if (strcmp(condition, "service_started") == 0)
@@ -89,6 +122,8 @@ int svc_wait_condition(struct engine *e, const char *name, const char *service, 
 		rc = probe(obj, service, condition, why, sizeof(why), err);
 		if (rc != 0)
 			return rc > 0 ? 0 : -1;
+		if (strcmp(condition, "service_healthy") == 0)
+			podman_tick(e, name, obj, &kicked);
 		clock_gettime(CLOCK_MONOTONIC, &now);
 		if (now.tv_sec - start.tv_sec >= timeout_s)
 			return te_err_set(err, TE_E_UNHEALTHY,
