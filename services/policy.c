@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static const char *const fixed_names[] = {
@@ -224,6 +225,13 @@ static bool is_system(const char *real)
 	return false;
 }
 
+static bool is_directory(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
 /* One host path bound into SERVICE (SOURCE as written in the model). Each
  * kind of exposure is its own finding, so allowing one never lets another
  * through; "outside the project" is reported only when nothing more
@@ -242,7 +250,9 @@ static void check_host_path(struct check *c, struct svc_loc loc, const char *ser
 	if (cred)
 		add(c, loc, service, key, "bind-credentials",
 		    xasprintf("bind of '%s' exposes credentials (~/%s)", real, cred));
-	if (within(real, c->project_real))
+	/* The socket itself: engine-socket says all there is to say. A
+	 * directory above one (/var/run, /) exposes more than the socket. */
+	if (within(real, c->project_real) || (sock && !is_directory(real)))
 		return;
 	if (is_system(real))
 		add(c, loc, service, key, "bind-system", xasprintf("bind of system path '%s'", real));
