@@ -18,7 +18,9 @@ PACKAGES=(
 	# servers and clients the drivers are tested against
 	postgresql-15 postgresql-client-15 rabbitmq-server
 	# tools
-	curl ca-certificates git shellcheck python3
+	curl ca-certificates git shellcheck python3 sqlite3 jq
+	# fuzzing (scripts/fuzz.sh): clang 14 with its libFuzzer and sanitizer runtimes
+	libclang-rt-14-dev
 )
 
 missing() {

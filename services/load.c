@@ -1302,11 +1302,14 @@ static int f_deploy(struct loader *l, struct svc_service *s, yaml_node_t *n, con
 	if (pr && !is_null(pr->val)) {
 		if (mapping_pairs(l, pr->val, path, &lp) < 0)
 			return -1;
-		if ((pr = pairs_find(&lp, "cpus")) && get_double(l, pr->val, path, &s->cpus) < 0)
+		struct pair *cpus = pairs_find(&lp, "cpus"), *mem = pairs_find(&lp, "memory");
+		struct pair *pids = pairs_find(&lp, "pids");
+
+		if (cpus && get_double(l, cpus->val, path, &s->cpus) < 0)
 			return -1;
-		if ((pr = pairs_find(&lp, "memory")) && get_bytes(l, pr->val, path, &s->mem_limit) < 0)
+		if (mem && get_bytes(l, mem->val, path, &s->mem_limit) < 0)
 			return -1;
-		if ((pr = pairs_find(&lp, "pids")) && get_int(l, pr->val, path, &s->pids_limit) < 0)
+		if (pids && get_int(l, pids->val, path, &s->pids_limit) < 0)
 			return -1;
 	}
 	pr = pairs_find(&rp, "reservations");
