@@ -20,7 +20,7 @@ trap 'rm -rf "$SEEDS"' EXIT
 find tests/corpus tests/fuzz/corpus tests/data/compose -type f \( -name '*.yaml' -o -name '*.yml' \) |
 	while read -r f; do cp "$f" "$SEEDS/$(echo "$f" | tr / _)"; done
 mkdir -p "$BUILD/artifacts" "$BUILD/fuzz-corpus"
-echo "== fuzz_load for ${SECS}s with $(ls "$SEEDS" | wc -l) seeds"
+echo "== fuzz_load for ${SECS}s with $(find "$SEEDS" -type f | wc -l) seeds"
 ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 	"$BUILD/fuzz_load" -max_total_time="$SECS" -timeout=10 -rss_limit_mb=2048 -max_len=16384 \
 	-artifact_prefix="$BUILD/artifacts/" -print_final_stats=1 "$BUILD/fuzz-corpus" "$SEEDS"

@@ -74,7 +74,7 @@ test_fixed_names_data_isolated() {
 	MARK=a te up -t data-a -f "$dir/compose.yaml" >"$WORK/up-a.log" 2>&1 || { cat "$WORK/up-a.log" >&2; fail "up data-a"; }
 	MARK=b te up -t data-b -f "$dir/compose.yaml" >"$WORK/up-b.log" 2>&1 || { cat "$WORK/up-b.log" >&2; fail "up data-b"; }
 	pa=$(task_port data-a store 80) pb=$(task_port data-b store 80)
-	[ -n "$pa" ] && [ -n "$pb" ] && [ "$pa" != "$pb" ] || fail "ports not distinct: '$pa' '$pb'"
+	if [ -z "$pa" ] || [ -z "$pb" ] || [ "$pa" = "$pb" ]; then fail "ports not distinct: '$pa' '$pb'"; fi
 	wait_for 20 sh -c "curl -sS --unix-socket '$SOCK' 'http://localhost/containers/data-b-store-1/logs?stdout=1' | grep -q listed"
 	assert_contains "$(container_log data-a-store-1)" "mark-a"
 	assert_contains "$(container_log data-b-store-1)" "mark-b"
