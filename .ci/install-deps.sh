@@ -6,7 +6,7 @@ set -euo pipefail
 
 PACKAGES=(
 	# build
-	cmake gcc make pkg-config clang clang-format
+	cmake gcc make pkg-config clang
 	libcurl4-openssl-dev libcjson-dev libyaml-dev libsqlite3-dev libpq-dev
 	libcmocka-dev libarchive-dev valgrind
 	# engines (scripts/engine.sh): dockerd with its containerd, Podman with netavark
@@ -18,7 +18,9 @@ PACKAGES=(
 	# servers and clients the drivers are tested against
 	postgresql-15 postgresql-client-15 rabbitmq-server
 	# tools
-	curl ca-certificates git shellcheck python3 jq
+	curl ca-certificates git shellcheck python3 sqlite3 jq
+	# fuzzing (scripts/fuzz.sh): clang 14 with its libFuzzer and sanitizer runtimes
+	libclang-rt-14-dev
 )
 
 missing() {

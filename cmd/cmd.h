@@ -47,7 +47,26 @@ int cmd_usage(const char *verb, const char *fmt, ...) __attribute__((format(prin
 /* The progress callback every verb uses: "  <kind> <name>: <what>" on stderr. */
 void cmd_progress(void *ctx, const char *kind, const char *name, const char *what);
 
+/* What up, config and check share: the Compose files (-f, repeatable;
+ * default by Compose's file names in the current directory), --profile
+ * (repeatable, comma-separated) and --allow (repeatable, comma-separated). */
+struct svc_project;
+struct cmd_compose {
+	char **files;	 /* owned */
+	char **profiles; /* owned */
+	char **allow;	 /* owned */
+};
+/* Take OPT (a getopt value) with OPTARG if it is one of 'f', 'P' (--profile),
+ * 'A' (--allow). Returns true when taken. */
+bool cmd_compose_opt(struct cmd_compose *c, int opt, const char *arg);
+void cmd_compose_release(struct cmd_compose *c);
+/* Load the project (defaults, COMPOSE_PROFILES when no --profile), print
+ * the loader's warnings on stderr ("taskenv VERB: warning: ..."). Owned or NULL. */
+struct svc_project *cmd_compose_load(struct cmd_compose *c, const char *verb, struct te_err *err);
+
 int cmd_up(struct te_ctx *ctx, int argc, char **argv);
+int cmd_config(struct te_ctx *ctx, int argc, char **argv);
+int cmd_check(struct te_ctx *ctx, int argc, char **argv);
 int cmd_ps(struct te_ctx *ctx, int argc, char **argv);
 int cmd_down(struct te_ctx *ctx, int argc, char **argv);
 int cmd_env(struct te_ctx *ctx, int argc, char **argv);

@@ -2,11 +2,14 @@
 #include "cmd/cmd.h"
 #include "engine/engine.h"
 #include "common/mem.h"
+#include "services/compose.h"
+#include "services/load.h"
 
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 bool cmd_engine_explicit(const struct te_ctx *ctx)
 {
@@ -62,4 +65,55 @@ int cmd_usage(const char *verb, const char *fmt, ...)
 void cmd_progress(void *ctx, const char *kind, const char *name, const char *what)
 {
 	fprintf(stderr, " %-9s %-32s %s\n", kind, name, what);
+}
+
+static char **push_split(char **v, const char *arg)
+{
+	te_autofree char *copy = xstrdup(arg);
+	char *save = NULL;
+
+	for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save))
+		v = te_strv_push(v, xstrdup(t));
+	return v;
+}
+
+bool cmd_compose_opt(struct cmd_compose *c, int opt, const char *arg)
+{
+	switch (opt) {
+	case 'f': c->files = te_strv_push(c->files, xstrdup(arg)); return true;
+	case 'P': c->profiles = push_split(c->profiles, arg); return true;
+	case 'A': c->allow = push_split(c->allow, arg); return true;
+	default: return false;
+	}
+}
+
+void cmd_compose_release(struct cmd_compose *c)
+{
+	te_strv_free(c->files);
+	te_strv_free(c->profiles);
+	te_strv_free(c->allow);
+	memset(c, 0, sizeof(*c));
+}
+
+struct svc_project *cmd_compose_load(struct cmd_compose *c, const char *verb, struct te_err *err)
+{
+	struct svc_project *p;
+
+	if (!c->files) {
+		te_autofree char *cwd = getcwd(NULL, 0);
+		char *f;
+
+		if (!cwd) {
+			te_err_set(err, TE_E_IO, "cannot read the current directory");
+			return NULL;
+		}
+		f = svc_find_compose_file(cwd, err);
+		if (!f)
+			return NULL;
+		c->files = te_strv_push(NULL, f);
+	}
+	p = c->profiles ? svc_load_profiles(c->files, c->profiles, err) : svc_load(c->files, err);
+	for (size_t i = 0; p && p->warnings && p->warnings[i]; i++)
+		fprintf(stderr, "taskenv %s: warning: %s\n", verb, p->warnings[i]);
+	return p;
 }

@@ -25,6 +25,8 @@ static const struct command commands[] = {
     {"ps", cmd_ps, NEED_LEDGER, "list tasks, or one task's resources with their live state"},
     {"down", cmd_down, NEED_LEDGER, "stop and remove exactly what the ledger says the task owns"},
     {"env", cmd_env, NEED_LEDGER, "print the task's variables (ports) as shell assignments"},
+    {"config", cmd_config, 0, "print the resolved Compose model with the names taskenv will create"},
+    {"check", cmd_check, 0, "print what the policy refuses in the Compose file (exit 1 if anything)"},
 };
 
 static void usage(FILE *f)

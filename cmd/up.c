@@ -1,8 +1,10 @@
-/* taskenv up: load the Compose file, then create and start the task. */
+/* taskenv up: load the Compose file, check the policy, then create and
+ * start the task. */
 #include "cmd/cmd.h"
 #include "services/apply.h"
 #include "services/compose.h"
 #include "services/load.h"
+#include "services/policy.h"
 #include "services/task.h"
 #include "state/ledger.h"
 #include "common/mem.h"
@@ -14,22 +16,36 @@
 #include <unistd.h>
 
 struct up_opts {
-	char **files;	  /* owned */
+	struct cmd_compose compose;
 	const char *task; /* borrowed from argv */
+	bool wait;
 };
 
 static void up_help(void)
 {
-	printf("usage: taskenv up [-f FILE]... [-t TASK]\n\n"
-	       "Create the task's network(s), volumes and containers (in depends_on order) and\n"
-	       "start them. Every name is scoped to the task; every published port is bound to\n"
-	       "127.0.0.1 on a host port taken from the ledger (TASKENV_PORT_RANGE, default\n"
+	printf("usage: taskenv up [-f FILE]... [-t TASK] [--profile NAME]... [--allow NAME]... [--wait]\n\n"
+	       "Check the Compose file against the policy (as 'taskenv check' does) and refuse\n"
+	       "before creating anything when it finds something; then create the task's\n"
+	       "network(s), volumes and containers (in depends_on order, waiting for\n"
+	       "service_healthy / service_completed_successfully conditions) and start them.\n"
+	       "Every name is scoped to the task; every published port is bound to 127.0.0.1\n"
+	       "on a host port taken from the ledger (TASKENV_PORT_RANGE, default\n"
 	       "20000-29999), the port in the file being only a hint. Running it again reuses\n"
 	       "what exists.\n\n"
-	       "  -f, --file FILE  Compose file (repeatable; default: compose.yaml, compose.yml,\n"
-	       "                   docker-compose.yaml, docker-compose.yml in the current directory)\n"
-	       "  -t, --task TASK  task name (default: $TASKENV_TASK, else the git branch name\n"
-	       "                   after its last '/'); must match " SVC_TASK_NAME_RULE "\n");
+	       "  -f, --file FILE     Compose file (repeatable: later files merge into earlier\n"
+	       "                      ones; default: compose.yaml, compose.yml,\n"
+	       "                      docker-compose.yaml, docker-compose.yml in the current directory)\n"
+	       "  -t, --task TASK     task name (default: $TASKENV_TASK, else the git branch name\n"
+	       "                      after its last '/'); must match " SVC_TASK_NAME_RULE "\n"
+	       "  --profile NAME      enable services of this profile (repeatable; else\n"
+	       "                      $COMPOSE_PROFILES)\n"
+	       "  --allow NAME        grant a policy exception (repeatable, comma-separated;\n"
+	       "                      see 'taskenv check --help'); recorded in the ledger\n"
+	       "  --wait              return only when every service with a healthcheck is healthy\n\n"
+	       "Limits applied when the file is silent: TASKENV_DEFAULT_MEMORY (2g),\n"
+	       "TASKENV_DEFAULT_CPUS (2), TASKENV_DEFAULT_PIDS (1024), no-new-privileges:true\n"
+	       "(TASKENV_NO_NEW_PRIVILEGES=0 turns it off); 0 turns a limit off. Waits are\n"
+	       "bounded by TASKENV_WAIT_TIMEOUT seconds (120).\n");
 }
 
 static int parse(struct up_opts *o, int argc, char **argv)
@@ -37,37 +53,26 @@ static int parse(struct up_opts *o, int argc, char **argv)
 	static const struct option opts[] = {
 	    {"file", required_argument, NULL, 'f'},
 	    {"task", required_argument, NULL, 't'},
+	    {"profile", required_argument, NULL, 'P'},
+	    {"allow", required_argument, NULL, 'A'},
+	    {"wait", no_argument, NULL, 'w'},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
 	int c;
 
 	while ((c = getopt_long(argc, argv, "f:t:h", opts, NULL)) != -1) {
+		if (cmd_compose_opt(&o->compose, c, optarg))
+			continue;
 		switch (c) {
-		case 'f': o->files = te_strv_push(o->files, xstrdup(optarg)); break;
 		case 't': o->task = optarg; break;
+		case 'w': o->wait = true; break;
 		case 'h': up_help(); return 1;
 		default: return -1;
 		}
 	}
 	if (optind < argc)
 		return -1;
-	return 0;
-}
-
-static int default_files(struct up_opts *o, struct te_err *err)
-{
-	te_autofree char *cwd = getcwd(NULL, 0);
-	char *f;
-
-	if (o->files)
-		return 0;
-	if (!cwd)
-		return te_err_set(err, TE_E_IO, "cannot read the current directory");
-	f = svc_find_compose_file(cwd, err);
-	if (!f)
-		return -1;
-	o->files = te_strv_push(NULL, f);
 	return 0;
 }
 
@@ -94,6 +99,34 @@ static const char *recorded_engine(struct te_ctx *ctx, const char *task, struct 
 	return t->engine;
 }
 
+/* Every finding on stderr, before the one-line refusal svc_up gives. */
+static void print_findings(const struct svc_project *p, char *const *allow)
+{
+	struct svc_finding *f = NULL;
+	size_t n = 0;
+
+	svc_policy_check(p, allow, &f, &n);
+	for (size_t i = 0; i < n; i++) {
+		te_autofree char *line = svc_finding_format(&f[i]);
+
+		fprintf(stderr, "%s\n", line);
+	}
+	svc_findings_free(f, n);
+}
+
+static int prepare(struct up_opts *o, struct svc_project *project, struct svc_up_opts *uo, struct te_err *err)
+{
+	struct svc_policy_defaults d;
+
+	if (svc_policy_defaults_init(&d, err) < 0)
+		return -1;
+	svc_policy_apply_defaults(project, &d);
+	uo->progress = cmd_progress;
+	uo->allow = o->compose.allow;
+	uo->wait = o->wait;
+	return 0;
+}
+
 static int run(struct te_ctx *ctx, struct up_opts *o, struct te_err *err)
 {
 	te_autofree char *cwd = getcwd(NULL, 0);
@@ -103,15 +136,16 @@ static int run(struct te_ctx *ctx, struct up_opts *o, struct te_err *err)
 	struct state_task t = {0};
 	int rc = -1;
 
-	if (!task || svc_up_opts_init(&uo, err) < 0 || default_files(o, err) < 0)
+	if (!task || svc_up_opts_init(&uo, err) < 0)
 		return -1;
-	project = svc_load(o->files, err);
+	project = cmd_compose_load(&o->compose, "up", err);
 	if (!project)
 		return -1;
-	uo.progress = cmd_progress;
-	if (cmd_engine(ctx, recorded_engine(ctx, task, &t), err)) {
+	if (prepare(o, project, &uo, err) == 0 && cmd_engine(ctx, recorded_engine(ctx, task, &t), err)) {
 		fprintf(stderr, "taskenv up: task '%s' from %s\n", task, project->files[0]);
 		rc = svc_up(ctx->engine, ctx->ledger, project, task, &uo, err);
+		if (rc < 0 && err->code == TE_E_POLICY)
+			print_findings(project, o->compose.allow);
 	}
 	if (rc == 0) {
 		printf("task '%s' is up\n", task);
@@ -129,10 +163,10 @@ int cmd_up(struct te_ctx *ctx, int argc, char **argv)
 	int p = parse(&o, argc, argv), rc;
 
 	if (p != 0) {
-		te_strv_free(o.files);
+		cmd_compose_release(&o.compose);
 		return p > 0 ? EXIT_OK : cmd_usage("up", "bad arguments");
 	}
 	rc = run(ctx, &o, &err) < 0 ? cmd_fail("up", &err) : EXIT_OK;
-	te_strv_free(o.files);
+	cmd_compose_release(&o.compose);
 	return rc;
 }

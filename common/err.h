@@ -22,6 +22,8 @@ enum te_code {
 	TE_E_STATE,	  /* sqlite ledger */
 	TE_E_PORTS,	  /* port range exhausted */
 	TE_E_REMAINS,	  /* down finished but owned resources remain */
+	TE_E_POLICY,	  /* the policy refuses the Compose file (exit 1) */
+	TE_E_UNHEALTHY,	  /* a service did not become healthy / complete in time (exit 1) */
 };
 
 struct te_err {

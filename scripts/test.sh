@@ -30,5 +30,8 @@ echo "== unit tests under ASan + UBSan"
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
 	ctest --test-dir build-asan -L unit --output-on-failure
 
+echo "== fuzz: loader + interpolation + policy, 60 s (libFuzzer, ASan + UBSan)"
+scripts/fuzz.sh 60
+
 echo "== unit and integration tests (dockerd and Podman)"
 ctest --test-dir build --output-on-failure

@@ -1,6 +1,9 @@
 #include "services/apply.h"
 #include "services/compose.h"
+#include "services/task.h"
 #include "services/plan.h"
+#include "services/health.h"
+#include "services/policy.h"
 #include "engine/engine.h"
 #include "engine/connect.h"
 #include "state/ledger.h"
@@ -18,6 +21,7 @@
 
 #define PORT_LO_DEFAULT 20000
 #define PORT_HI_DEFAULT 29999
+#define WAIT_DEFAULT_S 120
 
 struct up {
 	struct engine *e;
@@ -52,9 +56,15 @@ int svc_up_opts_init(struct svc_up_opts *opts, struct te_err *err)
 	const char *r = getenv("TASKENV_PORT_RANGE");
 	const char *p;
 
+	const char *w = getenv("TASKENV_WAIT_TIMEOUT");
+
 	memset(opts, 0, sizeof(*opts));
 	opts->port_lo = PORT_LO_DEFAULT;
 	opts->port_hi = PORT_HI_DEFAULT;
+	opts->wait_timeout_s = WAIT_DEFAULT_S;
+	if (w && *w && (parse_port(w, &p, &opts->wait_timeout_s) < 0 || *p))
+		return te_err_set(err, TE_E_USAGE,
+				  "invalid TASKENV_WAIT_TIMEOUT '%s': expected seconds from 1 to 65535", w);
 	if (!r || !*r)
 		return 0;
 	if (parse_port(r, &p, &opts->port_lo) < 0 || *p != '-' || parse_port(p + 1, &p, &opts->port_hi) < 0 ||
@@ -246,6 +256,43 @@ static int ensure_container(struct up *u, size_t idx, struct te_err *err)
 	return 0;
 }
 
+/* depends_on conditions of container IDX: its dependencies are earlier in
+ * the plan, so they have been started already. */
+static int wait_deps(struct up *u, size_t idx, struct te_err *err)
+{
+	const struct svc_service *s = u->plan->containers[idx].svc;
+
+	for (size_t d = 0; d < s->n_deps; d++) {
+		const struct svc_dep *dep = &s->deps[d];
+		te_autofree char *name = NULL;
+
+		if (strcmp(dep->condition, "service_started") == 0)
+			continue;
+		name = svc_name_container(u->plan->task, dep->service, 1);
+		step(u, "container", name, dep->condition);
+		if (svc_wait_condition(u->e, name, dep->service, dep->condition, u->opts->wait_timeout_s,
+				       err) < 0)
+			return te_err_prefix(err, "service '%s' depends on '%s': ", s->name, dep->service);
+	}
+	return 0;
+}
+
+/* up --wait: every service with a healthcheck is healthy. */
+static int wait_all(struct up *u, struct te_err *err)
+{
+	for (size_t i = 0; u->opts->wait && i < u->plan->n_containers; i++) {
+		const struct svc_plan_container *c = &u->plan->containers[i];
+
+		if (!c->svc->health.set || c->svc->health.disable || !c->svc->health.test)
+			continue;
+		if (svc_wait_condition(u->e, c->name, c->svc->name, "service_healthy",
+				       u->opts->wait_timeout_s, err) < 0)
+			return -1;
+		step(u, "container", c->name, "healthy");
+	}
+	return 0;
+}
+
 static int create_all(struct up *u, struct te_err *err)
 {
 	for (size_t i = 0; i < u->plan->n_networks; i++)
@@ -255,9 +302,9 @@ static int create_all(struct up *u, struct te_err *err)
 		if (ensure_volume(u, &u->plan->volumes[i], err) < 0)
 			return -1;
 	for (size_t i = 0; i < u->plan->n_containers; i++)
-		if (ensure_container(u, i, err) < 0)
+		if (wait_deps(u, i, err) < 0 || ensure_container(u, i, err) < 0)
 			return -1;
-	return 0;
+	return wait_all(u, err);
 }
 
 static char *files_json(const struct svc_project *p)
@@ -294,6 +341,39 @@ static void up_release(struct up *u)
 	svc_plan_free(u->plan);
 }
 
+/* The exceptions this task runs with, for `taskenv contract`. */
+static int record_allow(struct up *u, const struct svc_project *p, struct te_err *err)
+{
+	te_autojson cJSON *a = cJSON_CreateArray();
+	te_autofree char *text = NULL;
+
+	for (size_t i = 0; p->allow && p->allow[i]; i++)
+		cJSON_AddItemToArray(a, cJSON_CreateString(p->allow[i]));
+	for (size_t i = 0; u->opts->allow && u->opts->allow[i]; i++)
+		cJSON_AddItemToArray(a, cJSON_CreateString(u->opts->allow[i]));
+	text = cJSON_PrintUnformatted(a);
+	return state_task_set_allow(u->l, u->plan->task, text, err);
+}
+
+/* The same check as `taskenv check`: nothing is created when it refuses. */
+static int policy_gate(const struct svc_project *project, const struct svc_up_opts *opts, struct te_err *err)
+{
+	struct svc_finding *f = NULL;
+	size_t n = 0;
+	te_autofree char *first = NULL;
+
+	if (svc_policy_validate(project, opts->allow, err) < 0)
+		return -1;
+	svc_policy_check(project, opts->allow, &f, &n);
+	if (n == 0)
+		return 0;
+	first = svc_finding_format(&f[0]);
+	svc_findings_free(f, n);
+	if (n == 1)
+		return te_err_set(err, TE_E_POLICY, "refused: %s", first);
+	return te_err_set(err, TE_E_POLICY, "refused (%zu findings, see 'taskenv check'): %s", n, first);
+}
+
 static int up_run(struct up *u, const struct svc_project *project, struct te_err *err)
 {
 	te_autofree char *files = files_json(project);
@@ -302,6 +382,8 @@ static int up_run(struct up *u, const struct svc_project *project, struct te_err
 	if (check_images(u, err) < 0)
 		return -1;
 	if (state_task_upsert(u->l, task, project->dir, files, engine_socket(u->e), "starting", err) < 0)
+		return -1;
+	if (record_allow(u, project, err) < 0)
 		return -1;
 	if (reserve_ports(u, err) < 0 || create_all(u, err) < 0) {
 		struct te_err ignored;
@@ -320,6 +402,8 @@ int svc_up(struct engine *e, struct ledger *l, const struct svc_project *project
 	struct up u = {e, l, NULL, opts, NULL};
 	int rc;
 
+	if (policy_gate(project, opts, err) < 0)
+		return -1;
 	u.plan = svc_plan_build(project, task, state_ledger_id(l), err);
 	if (!u.plan)
 		return -1;

@@ -3,6 +3,8 @@
 #ifndef TASKENV_SERVICES_APPLY_H
 #define TASKENV_SERVICES_APPLY_H
 
+#include <stdbool.h>
+
 #include "services/progress.h"
 
 struct te_err;
@@ -13,21 +15,33 @@ struct svc_project;
 struct svc_up_opts {
 	int port_lo;		  /* host port range, inclusive; default 20000 */
 	int port_hi;		  /* default 29999 */
+	char *const *allow;	  /* policy exceptions from --allow (borrowed, NULL-terminated or NULL) */
+	bool wait;		  /* up --wait: every service with a healthcheck healthy before returning */
+	int wait_timeout_s;	  /* bound on each wait; TASKENV_WAIT_TIMEOUT, default 120 */
 	svc_progress_fn progress; /* may be NULL */
 	void *progress_ctx;
 };
 
-/* Port range from $TASKENV_PORT_RANGE ("LO-HI") or the defaults.
+/* Port range from $TASKENV_PORT_RANGE ("LO-HI") or the defaults, wait
+ * timeout from $TASKENV_WAIT_TIMEOUT (seconds).
  * TE_E_USAGE when the variable is malformed. */
 int svc_up_opts_init(struct svc_up_opts *opts, struct te_err *err);
 
 /* Bring TASK up from PROJECT (both borrowed) on engine E, recording in L.
- * Before anything is created: the plan is built, every image is present
+ * Before anything is created: the policy (services/policy.h) is checked
+ * with opts->allow and the file's x-taskenv.allow, and any refusal fails
+ * with TE_E_POLICY naming the first finding (file:line:col, service, key,
+ * reason); then the plan is built, every image is present
  * or pulled (POST /images/create), and every host port is reserved; a
  * failure there leaves nothing behind (no engine object, no ledger row).
  * Idempotent: objects that exist and carry this task's and this ledger's
  * labels are reused, stopped containers are started. An object with the
  * planned name that is not ours fails with TE_E_CONFLICT and is left alone.
+ * A service started only after each dependency meets its depends_on
+ * condition (service_healthy, service_completed_successfully), waited for
+ * as svc_wait_condition does; with opts->wait every service with a
+ * healthcheck must be healthy before svc_up returns. The exceptions used
+ * are recorded in the task row (state_task_set_allow).
  * Errors name the service or object; what was created stays recorded for
  * `down`. */
 int svc_up(struct engine *e, struct ledger *l, const struct svc_project *project, const char *task,

@@ -35,7 +35,7 @@ struct svc_port {
 	struct svc_loc loc;
 };
 
-enum svc_mount_type { SVC_MOUNT_VOLUME, SVC_MOUNT_BIND };
+enum svc_mount_type { SVC_MOUNT_VOLUME, SVC_MOUNT_BIND, SVC_MOUNT_TMPFS };
 
 /* volumes, short syntax "SOURCE:TARGET[:ro|rw]" or "TARGET" (anonymous volume).
  * A SOURCE starting with '/', '.' or '~' is a bind; otherwise a named volume key. */
@@ -44,8 +44,41 @@ struct svc_mount {
 	char *source; /* volume key, or bind path made absolute against the project dir; NULL = anonymous */
 	char *target;
 	bool read_only;
+	bool nocopy;		  /* volume.nocopy */
+	bool no_create_host_path; /* bind.create_host_path: false */
+	long long tmpfs_size;	  /* tmpfs.size in bytes, 0 = engine default */
 	struct svc_loc loc;
 };
+
+/* healthcheck. Durations in nanoseconds (the Engine API's unit), 0 = unset. */
+struct svc_health {
+	bool set;
+	bool disable; /* disable: true, or test: ["NONE"] */
+	char **test;  /* ["CMD", ...] / ["CMD-SHELL", "..."] / ["NONE"], NULL = image's */
+	long long interval_ns, timeout_ns, start_period_ns, start_interval_ns;
+	int retries; /* 0 = unset */
+	struct svc_loc loc;
+};
+
+/* One depends_on entry (short forms give service_started, required). */
+struct svc_dep {
+	char *service;
+	char *condition; /* service_started | service_healthy | service_completed_successfully */
+	bool required;
+	bool restart;
+	struct svc_loc loc;
+};
+
+/* One entry of a service's networks (list or mapping form). */
+struct svc_net_attach {
+	char *key;
+	char **aliases; /* NULL-terminated or NULL */
+	char *ipv4_address;
+	struct svc_loc loc;
+};
+
+/* Tri-state booleans: SVC_UNSET until a file says. */
+#define SVC_UNSET (-1)
 
 struct svc_service {
 	char *name;
@@ -65,8 +98,57 @@ struct svc_service {
 	struct svc_kv *labels;
 	size_t n_labels;
 	char *container_name; /* as written, or NULL; taskenv scopes it (alias only) */
-	char **networks;      /* NULL-terminated network keys; NULL means ["default"] */
+	char **networks;      /* NULL-terminated network keys; NULL means ["default"];
+			       * derived from net_attach after merging */
+	struct svc_dep *deps; /* depends_on in full; depends_on holds their names */
+	size_t n_deps;
+	struct svc_net_attach *net_attach;
+	size_t n_net_attach;
+	struct svc_health health;
+	char **tmpfs;	/* "TARGET[:OPTS]" */
+	char **cap_add; /* as written, upper case, without a CAP_ prefix */
+	char **cap_drop;
+	char **security_opt; /* "no-new-privileges:true", "seccomp=unconfined", ... */
+	char **extra_hosts;  /* "HOST:IP" */
+	char **profiles;
+	char **devices;
+	char **dns;
+	char **expose;
+	char **group_add;
+	char *restart; /* no | always | on-failure[:N] | unless-stopped */
+	char *stop_signal;
+	char *pull_policy;
+	char *network_mode;
+	char *pid, *ipc, *userns_mode, *uts, *cgroup;
+	char *hostname, *domainname, *platform;
+	int read_only, init, privileged, tty, stdin_open; /* SVC_UNSET, 0 or 1 */
+	long long mem_limit;	   /* bytes, 0 = unset (also deploy.resources.limits.memory) */
+	long long mem_reservation; /* bytes (deploy.resources.reservations.memory) */
+	long long shm_size;	   /* bytes */
+	long long pids_limit;	   /* 0 = unset, -1 = unlimited */
+	long long stop_grace_ns;   /* stop_grace_period, ns, 0 = unset */
+	double cpus;		   /* 0 = unset (also deploy.resources.limits.cpus) */
+	struct svc_kv *sysctls;
+	size_t n_sysctls;
+	bool has_build;		    /* build: was written (taskenv does not build) */
+	struct svc_loc key_loc[16]; /* where policy-relevant keys were written, see svc_key_loc */
 	struct svc_loc loc;
+};
+
+/* Slots of svc_service.key_loc: where each policy-relevant key was set
+ * (line 0 = not written). */
+enum svc_key {
+	SVC_K_PRIVILEGED,
+	SVC_K_NETWORK_MODE,
+	SVC_K_PID,
+	SVC_K_IPC,
+	SVC_K_USERNS,
+	SVC_K_UTS,
+	SVC_K_DEVICES,
+	SVC_K_CAP_ADD,
+	SVC_K_SECURITY_OPT,
+	SVC_K_CGROUP,
+	SVC_K_MAX = 16
 };
 
 struct svc_volume {
@@ -74,9 +156,16 @@ struct svc_volume {
 	char *name;   /* the fixed `name:` as written, or NULL */
 	char *driver; /* or NULL */
 	bool external;
+	struct svc_kv *driver_opts;
+	size_t n_driver_opts;
 	struct svc_kv *labels;
 	size_t n_labels;
 	struct svc_loc loc;
+};
+
+/* networks.*.ipam.config[] */
+struct svc_ipam_pool {
+	char *subnet, *ip_range, *gateway; /* each may be NULL */
 };
 
 struct svc_network {
@@ -85,6 +174,13 @@ struct svc_network {
 	char *driver;
 	bool external;
 	bool internal;
+	bool attachable;
+	bool enable_ipv6;
+	struct svc_kv *driver_opts;
+	size_t n_driver_opts;
+	char *ipam_driver;
+	struct svc_ipam_pool *ipam;
+	size_t n_ipam;
 	struct svc_kv *labels;
 	size_t n_labels;
 	struct svc_loc loc;
@@ -99,9 +195,13 @@ struct svc_project {
 	size_t n_volumes;
 	struct svc_network *networks; /* declared networks; "default" is implied, not listed */
 	size_t n_networks;
+	char **allow;	 /* x-taskenv.allow: policy exceptions the files grant, NULL-terminated or NULL */
+	char **warnings; /* "FILE:LINE:COL: message" for keys taskenv ignores; cmd/ prints them */
 };
 
 void svc_project_free(struct svc_project *p);
+/* Free what S owns and zero it (S itself is not freed). */
+void svc_service_release(struct svc_service *s);
 
 /* Lookups; return borrowed pointers or NULL. */
 const struct svc_service *svc_project_service(const struct svc_project *p, const char *name);

@@ -350,3 +350,14 @@ fail:
 	svc_env_free(env);
 	return NULL;
 }
+
+size_t svc_env_size(const struct svc_env *env)
+{
+	return env ? env->n : 0;
+}
+
+void svc_env_at(const struct svc_env *env, size_t i, const char **key, const char **value)
+{
+	*key = env->keys[i];
+	*value = env->values[i];
+}

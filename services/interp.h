@@ -24,6 +24,11 @@ struct svc_env;
  * error. Syntax errors give TE_E_COMPOSE with "PATH:LINE: ...". Owned result. */
 struct svc_env *svc_env_load(const char *path, struct te_err *err);
 void svc_env_free(struct svc_env *env);
+/* The variables the file itself defines, in file order (not the process
+ * environment): entry I as borrowed KEY and VALUE. */
+#include <stddef.h>
+size_t svc_env_size(const struct svc_env *env);
+void svc_env_at(const struct svc_env *env, size_t i, const char **key, const char **value);
 /* Lookup function for svc_interp; CTX is a struct svc_env *. */
 const char *svc_env_lookup(const char *name, void *ctx);
 

@@ -7,6 +7,7 @@
 #include "common/mem.h"
 #include "services/compose.h"
 #include "services/interp.h"
+#include "services/merge.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -17,7 +18,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <stddef.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 /* Merge keys nest only as deep as a file's anchors do; the cap keeps a
  * hostile chain of them from exhausting the stack. */
@@ -50,7 +53,7 @@ struct loader {
 	const char *file; /* borrowed from p->files */
 	struct svc_env *env;
 	struct svc_project *p;
-	const struct pairs *services; /* the services mapping, for depends_on */
+	bool first; /* the first -f file: it must define services */
 	struct te_err *err;
 };
 
@@ -706,9 +709,9 @@ static bool is_bind_source(const char *src)
 	return src[0] == '/' || src[0] == '.' || src[0] == '~';
 }
 
-/* Mode options of the short syntax. Only ro/rw change the model; SELinux
- * relabelling, nocopy and consistency hints are accepted and ignored. */
-static const char *parse_mode(const char *mode, bool *ro)
+/* Mode options of the short syntax. ro/rw and nocopy change the model;
+ * SELinux relabelling and consistency hints are accepted and ignored. */
+static const char *parse_mode(const char *mode, bool *ro, bool *nocopy)
 {
 	static const char *const ignored[] = {"z", "Z", "nocopy", "cached", "delegated", "consistent"};
 	te_autofree char *copy = xstrdup(mode);
@@ -727,6 +730,8 @@ static const char *parse_mode(const char *mode, bool *ro)
 			return "mode must be ro or rw";
 		if (strcmp(p, "ro") == 0 || strcmp(p, "rw") == 0)
 			*ro = strcmp(p, "ro") == 0;
+		if (strcmp(p, "nocopy") == 0)
+			*nocopy = true;
 		if (!comma)
 			return NULL;
 		p = comma + 1;
@@ -739,17 +744,20 @@ static const char *fill_mount(struct loader *l, struct svc_mount *m, const char 
 			      const char *type_hint)
 {
 	bool bind = type_hint ? strcmp(type_hint, "bind") == 0 : source && is_bind_source(source);
+	bool tmpfs = type_hint && strcmp(type_hint, "tmpfs") == 0;
 	const char *why = NULL;
 
-	if (type_hint && strcmp(type_hint, "bind") != 0 && strcmp(type_hint, "volume") != 0)
-		return "only volume and bind mounts are supported";
+	if (type_hint && !bind && !tmpfs && strcmp(type_hint, "volume") != 0)
+		return "only volume, bind and tmpfs mounts are supported";
 	if (!target || target[0] != '/')
 		return "target must be an absolute path";
 	if (source && !*source)
 		return "source must not be empty";
 	if (bind && !source)
 		return "a bind mount needs a source";
-	m->type = bind ? SVC_MOUNT_BIND : SVC_MOUNT_VOLUME;
+	if (tmpfs && source)
+		return "a tmpfs mount takes no source";
+	m->type = bind ? SVC_MOUNT_BIND : tmpfs ? SVC_MOUNT_TMPFS : SVC_MOUNT_VOLUME;
 	m->target = xstrdup(target);
 	if (bind)
 		m->source = bind_source(l->p->dir, source, &why);
@@ -774,8 +782,41 @@ static const char *mount_short(struct loader *l, struct svc_mount *m, char *spec
 		return fill_mount(l, m, NULL, parts[0], NULL);
 	why = fill_mount(l, m, parts[0], parts[1], NULL);
 	if (!why && n == 3)
-		why = parse_mode(parts[2], &m->read_only);
+		why = parse_mode(parts[2], &m->read_only, &m->nocopy);
 	return why;
+}
+
+static int get_bytes(struct loader *l, const yaml_node_t *n, const char *path, long long *out);
+
+/* The sub-mappings of the long syntax: volume.nocopy, bind.create_host_path, tmpfs.size. */
+static int mount_options(struct loader *l, struct svc_mount *m, const struct pairs *pp, const char *path)
+{
+	static const char *const subs[] = {"volume", "bind", "tmpfs"};
+	static const char *const keys[] = {"nocopy", "create_host_path", "size"};
+
+	for (size_t i = 0; i < 3; i++) {
+		struct pair *sub = pairs_find(pp, subs[i]);
+		autopairs struct pairs sp = {0};
+		struct pair *k;
+		bool b = true;
+
+		if (!sub || is_null(sub->val))
+			continue;
+		if (mapping_pairs(l, sub->val, path, &sp) < 0)
+			return -1;
+		k = pairs_find(&sp, keys[i]);
+		if (!k)
+			continue;
+		if (i == 2 && get_bytes(l, k->val, path, &m->tmpfs_size) < 0)
+			return -1;
+		if (i < 2 && get_bool(l, k->val, path, &b) < 0)
+			return -1;
+		if (i == 0)
+			m->nocopy = b;
+		if (i == 1)
+			m->no_create_host_path = !b;
+	}
+	return 0;
 }
 
 static int mount_long(struct loader *l, struct svc_mount *m, yaml_node_t *n, const char *path,
@@ -800,7 +841,9 @@ static int mount_long(struct loader *l, struct svc_mount *m, yaml_node_t *n, con
 	ro = pairs_find(&pp, "read_only");
 	if (ro && get_bool(l, ro->val, path, &m->read_only) < 0)
 		return -1;
-	*why = v0 ? fill_mount(l, m, v1, v2, v0) : "type is required (volume or bind)";
+	if (mount_options(l, m, &pp, path) < 0)
+		return -1;
+	*why = v0 ? fill_mount(l, m, v1, v2, v0) : "type is required (volume, bind or tmpfs)";
 	return 0;
 }
 
@@ -827,8 +870,6 @@ static int one_mount(struct loader *l, struct svc_service *s, yaml_node_t *item,
 	if (rc == 0 && why)
 		rc = node_err(l, item, "%s: invalid volume%s%s%s: %s", path, spec ? " '" : "",
 			      spec ? spec : "", spec ? "'" : "", why);
-	if (rc == 0 && m.type == SVC_MOUNT_VOLUME && m.source && !svc_project_volume(l->p, m.source))
-		rc = node_err(l, item, "service '%s' refers to undefined volume '%s'", s->name, m.source);
 	if (rc < 0) {
 		free(m.source);
 		free(m.target);
@@ -851,11 +892,139 @@ static int f_volumes(struct loader *l, struct svc_service *s, yaml_node_t *n, co
 	return 0;
 }
 
+/* ---- numbers: durations, byte sizes ---- */
+
+/* Compose durations ("1m30s", "1.5s", "500ms", "10" = seconds) in ns. */
+bool svc_parse_duration(const char *s, long long *ns)
+{
+	static const struct {
+		const char *unit;
+		double ns;
+	} units[] = {{"ns", 1}, {"us", 1e3}, {"ms", 1e6}, {"s", 1e9}, {"m", 60e9}, {"h", 3600e9}};
+	double total = 0;
+	char *end;
+
+	if (!*s)
+		return false;
+	while (*s) {
+		double v = strtod(s, &end);
+		size_t best = 0, len = 0;
+
+		if (end == s || v < 0)
+			return false;
+		for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
+			size_t n = strlen(units[i].unit);
+
+			if (strncmp(end, units[i].unit, n) == 0 && n > len && !(n == 1 && end[1] == 's'))
+				best = i, len = n;
+		}
+		if (!len && *end)
+			return false;
+		total += v * (len ? units[best].ns : 1e9);
+		s = end + len;
+	}
+	if (total > 9e18)
+		return false;
+	*ns = (long long)total;
+	return true;
+}
+
+/* "2g", "512m", "1gb", "100k", "1024" (bytes). */
+bool svc_parse_bytes(const char *s, long long *out)
+{
+	static const char units[] = "bkmgt";
+	char *end;
+	double v = strtod(s, &end), mult = 1;
+	const char *u;
+
+	if (end == s || v < 0 || !*s)
+		return false;
+	if (*end) {
+		u = strchr(units, end[0] | 0x20);
+		if (!u)
+			return false;
+		for (const char *k = units; k < u; k++)
+			mult *= 1024;
+		end++;
+		if ((*end | 0x20) == 'b' && u != units)
+			end++;
+		if (*end)
+			return false;
+	}
+	if (v * mult > 9e18)
+		return false;
+	*out = (long long)(v * mult);
+	return true;
+}
+
+static int get_duration(struct loader *l, const yaml_node_t *n, const char *path, long long *out)
+{
+	te_autofree char *s = NULL;
+
+	if (get_string(l, n, path, &s) < 0)
+		return -1;
+	if (s && !svc_parse_duration(s, out))
+		return node_err(l, n, "%s: invalid duration '%s' (e.g. 30s, 1m30s, 500ms)", path, s);
+	return 0;
+}
+
+static int get_bytes(struct loader *l, const yaml_node_t *n, const char *path, long long *out)
+{
+	te_autofree char *s = NULL;
+
+	if (get_string(l, n, path, &s) < 0)
+		return -1;
+	if (s && !svc_parse_bytes(s, out))
+		return node_err(l, n, "%s: invalid byte size '%s' (e.g. 512m, 2g)", path, s);
+	return 0;
+}
+
+static int get_int(struct loader *l, const yaml_node_t *n, const char *path, long long *out)
+{
+	te_autofree char *s = NULL;
+	char *end;
+
+	if (get_string(l, n, path, &s) < 0)
+		return -1;
+	if (!s)
+		return 0;
+	errno = 0;
+	*out = strtoll(s, &end, 10);
+	if (errno || end == s || *end)
+		return node_err(l, n, "%s must be an integer", path);
+	return 0;
+}
+
+static int get_double(struct loader *l, const yaml_node_t *n, const char *path, double *out)
+{
+	te_autofree char *s = NULL;
+	char *end;
+
+	if (get_string(l, n, path, &s) < 0)
+		return -1;
+	if (!s)
+		return 0;
+	*out = strtod(s, &end);
+	if (end == s || *end || *out < 0 || *out > 1e6)
+		return node_err(l, n, "%s must be a non-negative number", path);
+	return 0;
+}
+
 /* ---- the other service keys ---- */
 
-static int f_image(struct loader *l, struct svc_service *s, yaml_node_t *n, const char *path)
+static void warn(struct loader *l, const yaml_node_t *n, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static void warn(struct loader *l, const yaml_node_t *n, const char *fmt, ...)
 {
-	return get_string(l, n, path, &s->image);
+	te_autofree char *msg = NULL;
+	va_list ap;
+
+	va_start(ap, fmt);
+	msg = xvasprintf(fmt, ap);
+	va_end(ap);
+	l->p->warnings =
+	    te_strv_push(l->p->warnings, xasprintf("%s:%zu:%zu: %s", l->file, n->start_mark.line + 1,
+						   n->start_mark.column + 1, msg));
 }
 
 static int f_command(struct loader *l, struct svc_service *s, yaml_node_t *n, const char *path)
@@ -878,82 +1047,447 @@ static int f_labels(struct loader *l, struct svc_service *s, yaml_node_t *n, con
 	return get_kv(l, KV_LABEL, n, path, &s->labels, &s->n_labels);
 }
 
-static int f_working_dir(struct loader *l, struct svc_service *s, yaml_node_t *n, const char *path)
+static int f_sysctls(struct loader *l, struct svc_service *s, yaml_node_t *n, const char *path)
 {
-	return get_string(l, n, path, &s->working_dir);
+	return get_kv(l, KV_LABEL, n, path, &s->sysctls, &s->n_sysctls);
 }
 
-static int f_user(struct loader *l, struct svc_service *s, yaml_node_t *n, const char *path)
+/* One env_file: its variables go under `environment:` (which wins). */
+static int env_file_one(struct loader *l, struct svc_service *s, const yaml_node_t *at, const char *file,
+			bool required)
 {
-	return get_string(l, n, path, &s->user);
+	te_autofree char *path = file[0] == '/' ? xstrdup(file) : xasprintf("%s/%s", l->p->dir, file);
+	struct svc_env *env;
+
+	struct stat st;
+
+	if (access(path, R_OK) != 0) {
+		if (!required)
+			return 0;
+		return node_err(l, at, "env file '%s' not found: %s", path, strerror(errno));
+	}
+	/* A FIFO or a device would block or never end. */
+	if (stat(path, &st) < 0 || !S_ISREG(st.st_mode))
+		return node_err(l, at, "env file '%s' is not a regular file", path);
+	env = svc_env_load(path, l->err);
+	if (!env)
+		return node_err_prefix(l, at);
+	for (size_t i = 0; i < svc_env_size(env); i++) {
+		const char *k, *v;
+		bool have = false;
+
+		svc_env_at(env, i, &k, &v);
+		for (size_t j = 0; j < s->n_environment && !have; j++)
+			have = strcmp(s->environment[j].key, k) == 0;
+		if (!have)
+			kv_put(&s->environment, &s->n_environment, xstrdup(k), xstrdup(v), loc_of(l, at));
+	}
+	svc_env_free(env);
+	return 0;
 }
 
-static int f_container_name(struct loader *l, struct svc_service *s, yaml_node_t *n, const char *path)
+static int env_file_item(struct loader *l, struct svc_service *s, yaml_node_t *it, const char *path)
 {
-	return get_string(l, n, path, &s->container_name);
+	autopairs struct pairs pp = {0};
+	te_autofree char *file = NULL;
+	struct pair *pr;
+	bool required = true;
+
+	if (it->type != YAML_MAPPING_NODE) {
+		if (get_string(l, it, path, &file) < 0)
+			return -1;
+		return file ? env_file_one(l, s, it, file, true) : 0;
+	}
+	if (collect(l, it, &pp, 0) < 0)
+		return -1;
+	pr = pairs_find(&pp, "path");
+	if (!pr)
+		return node_err(l, it, "%s: path is required", path);
+	if (get_string(l, pr->val, path, &file) < 0)
+		return -1;
+	pr = pairs_find(&pp, "required");
+	if (pr && get_bool(l, pr->val, path, &required) < 0)
+		return -1;
+	return file ? env_file_one(l, s, it, file, required) : 0;
 }
 
-static bool is_service(const struct loader *l, const char *name)
+/* Applied after the whole service is read, so `environment:` wins whatever
+ * the order of the keys. */
+static int apply_env_files(struct loader *l, struct svc_service *s, yaml_node_t *n, const char *path)
 {
-	return !has_prefix(name, "x-") && pairs_find(l->services, name);
+	if (is_null(n))
+		return 0;
+	if (n->type != YAML_SEQUENCE_NODE)
+		return env_file_item(l, s, n, path);
+	for (yaml_node_item_t *it = n->data.sequence.items.start; it < n->data.sequence.items.top; it++)
+		if (env_file_item(l, s, node_at(l, *it), path) < 0)
+			return -1;
+	return 0;
+}
+
+static int f_env_file(struct loader *l, struct svc_service *s, yaml_node_t *n, const char *path)
+{
+	return 0; /* read by load_service once the other keys are in */
+}
+
+static int dep_long(struct loader *l, struct svc_dep *d, yaml_node_t *v, const char *path)
+{
+	autopairs struct pairs pp = {0};
+	struct pair *pr;
+
+	if (is_null(v))
+		return 0;
+	if (mapping_pairs(l, v, path, &pp) < 0)
+		return -1;
+	pr = pairs_find(&pp, "condition");
+	if (pr) {
+		free(d->condition);
+		if (get_string(l, pr->val, path, &d->condition) < 0)
+			return -1;
+		if (!d->condition || (strcmp(d->condition, "service_started") != 0 &&
+				      strcmp(d->condition, "service_healthy") != 0 &&
+				      strcmp(d->condition, "service_completed_successfully") != 0))
+			return node_err(l, pr->val,
+					"%s.condition must be service_started, service_healthy or "
+					"service_completed_successfully",
+					path);
+	}
+	pr = pairs_find(&pp, "required");
+	if (pr && get_bool(l, pr->val, path, &d->required) < 0)
+		return -1;
+	pr = pairs_find(&pp, "restart");
+	return pr ? get_bool(l, pr->val, path, &d->restart) : 0;
 }
 
 static int f_depends_on(struct loader *l, struct svc_service *s, yaml_node_t *n, const char *path)
 {
 	te_autofree yaml_node_t **at = NULL;
+	te_autostrv char **names = NULL;
+	autopairs struct pairs ps = {0};
 
 	if (is_null(n))
 		return 0;
-	if (get_names(l, n, path, &s->depends_on, &at) < 0)
+	if (get_names(l, n, path, &names, &at) < 0)
 		return -1;
-	for (size_t i = 0; s->depends_on[i]; i++) {
-		if (strcmp(s->depends_on[i], s->name) == 0)
-			return node_err(l, at[i], "service '%s' depends on itself", s->name);
-		if (!is_service(l, s->depends_on[i]))
-			return node_err(l, at[i], "service '%s' depends on undefined service '%s'", s->name,
-					s->depends_on[i]);
+	if (n->type == YAML_MAPPING_NODE && collect(l, n, &ps, 0) < 0)
+		return -1;
+	s->deps = xcalloc(te_strv_len(names) + 1, sizeof(*s->deps));
+	for (size_t i = 0; names[i]; i++) {
+		struct svc_dep *d = &s->deps[s->n_deps++];
+
+		*d = (struct svc_dep){xstrdup(names[i]), xstrdup("service_started"), true, false,
+				      loc_of(l, at[i])};
+		if (n->type == YAML_MAPPING_NODE && dep_long(l, d, ps.v[i].val, path) < 0)
+			return -1;
 	}
 	return 0;
+}
+
+static int net_attach_long(struct loader *l, struct svc_net_attach *a, yaml_node_t *v, const char *path)
+{
+	autopairs struct pairs pp = {0};
+	struct pair *pr;
+
+	if (is_null(v))
+		return 0;
+	if (mapping_pairs(l, v, path, &pp) < 0)
+		return -1;
+	pr = pairs_find(&pp, "aliases");
+	if (pr && !is_null(pr->val)) {
+		if (pr->val->type != YAML_SEQUENCE_NODE)
+			return node_err(l, pr->val, "%s.aliases must be a list", path);
+		if (get_string_list(l, pr->val, path, &a->aliases) < 0)
+			return -1;
+	}
+	pr = pairs_find(&pp, "ipv4_address");
+	return pr ? get_string(l, pr->val, path, &a->ipv4_address) : 0;
 }
 
 static int f_networks(struct loader *l, struct svc_service *s, yaml_node_t *n, const char *path)
 {
 	te_autofree yaml_node_t **at = NULL;
+	te_autostrv char **names = NULL;
+	autopairs struct pairs ps = {0};
 
 	if (is_null(n))
 		return 0;
-	if (get_names(l, n, path, &s->networks, &at) < 0)
+	if (get_names(l, n, path, &names, &at) < 0)
 		return -1;
-	for (size_t i = 0; s->networks[i]; i++)
-		if (strcmp(s->networks[i], "default") != 0 && !svc_project_network(l->p, s->networks[i]))
-			return node_err(l, at[i], "service '%s' refers to undefined network '%s'", s->name,
-					s->networks[i]);
-	if (!s->networks[0]) {
-		te_strv_free(s->networks);
-		s->networks = NULL;
+	if (n->type == YAML_MAPPING_NODE && collect(l, n, &ps, 0) < 0)
+		return -1;
+	s->net_attach = xcalloc(te_strv_len(names) + 1, sizeof(*s->net_attach));
+	for (size_t i = 0; names[i]; i++) {
+		struct svc_net_attach *a = &s->net_attach[s->n_net_attach++];
+
+		a->key = xstrdup(names[i]);
+		a->loc = loc_of(l, at[i]);
+		if (n->type == YAML_MAPPING_NODE && net_attach_long(l, a, ps.v[i].val, path) < 0)
+			return -1;
 	}
 	return 0;
 }
 
+static int health_test(struct loader *l, struct svc_health *h, yaml_node_t *n, const char *path)
+{
+	te_autofree char *s = NULL;
+
+	if (n->type == YAML_SEQUENCE_NODE) {
+		if (get_string_list(l, n, path, &h->test) < 0)
+			return -1;
+		if (!h->test[0] || (strcmp(h->test[0], "CMD") != 0 && strcmp(h->test[0], "CMD-SHELL") != 0 &&
+				    strcmp(h->test[0], "NONE") != 0))
+			return node_err(l, n, "%s.test: a list must start with CMD, CMD-SHELL or NONE", path);
+		h->disable |= strcmp(h->test[0], "NONE") == 0;
+		return 0;
+	}
+	if (get_string(l, n, path, &s) < 0)
+		return -1;
+	if (s)
+		h->test = te_strv_push(te_strv_push(NULL, xstrdup("CMD-SHELL")), TE_STEAL(s));
+	return 0;
+}
+
+static int f_healthcheck(struct loader *l, struct svc_service *s, yaml_node_t *n, const char *path)
+{
+	static const char *const durs[] = {"interval", "timeout", "start_period", "start_interval"};
+	struct svc_health *h = &s->health;
+	long long *dst[] = {&h->interval_ns, &h->timeout_ns, &h->start_period_ns, &h->start_interval_ns};
+	autopairs struct pairs pp = {0};
+	struct pair *pr;
+	long long retries = 0;
+
+	if (mapping_pairs(l, n, path, &pp) < 0)
+		return -1;
+	h->set = true;
+	h->loc = loc_of(l, n);
+	pr = pairs_find(&pp, "test");
+	if (pr && health_test(l, h, pr->val, path) < 0)
+		return -1;
+	for (size_t i = 0; i < 4; i++) {
+		pr = pairs_find(&pp, durs[i]);
+		if (pr && get_duration(l, pr->val, path, dst[i]) < 0)
+			return -1;
+	}
+	pr = pairs_find(&pp, "retries");
+	if (pr && get_int(l, pr->val, path, &retries) < 0)
+		return -1;
+	if (retries < 0 || retries > 100000)
+		return node_err(l, pr->val, "%s.retries must be from 0 to 100000", path);
+	h->retries = (int)retries;
+	pr = pairs_find(&pp, "disable");
+	return pr ? get_bool(l, pr->val, path, &h->disable) : 0;
+}
+
+/* deploy.resources.{limits,reservations}; other deploy keys are for Swarm. */
+static int f_deploy(struct loader *l, struct svc_service *s, yaml_node_t *n, const char *path)
+{
+	autopairs struct pairs dp = {0};
+	autopairs struct pairs rp = {0};
+	autopairs struct pairs lp = {0};
+	autopairs struct pairs sp = {0};
+	struct pair *pr;
+
+	if (mapping_pairs(l, n, path, &dp) < 0)
+		return -1;
+	for (size_t i = 0; i < dp.n; i++)
+		if (strcmp(dp.v[i].name, "resources") != 0 && !has_prefix(dp.v[i].name, "x-"))
+			warn(l, dp.v[i].key, "%s.%s is not supported by taskenv, ignored", path,
+			     dp.v[i].name);
+	pr = pairs_find(&dp, "resources");
+	if (!pr || is_null(pr->val))
+		return 0;
+	if (mapping_pairs(l, pr->val, path, &rp) < 0)
+		return -1;
+	pr = pairs_find(&rp, "limits");
+	if (pr && !is_null(pr->val)) {
+		if (mapping_pairs(l, pr->val, path, &lp) < 0)
+			return -1;
+		struct pair *cpus = pairs_find(&lp, "cpus"), *mem = pairs_find(&lp, "memory");
+		struct pair *pids = pairs_find(&lp, "pids");
+
+		if (cpus && get_double(l, cpus->val, path, &s->cpus) < 0)
+			return -1;
+		if (mem && get_bytes(l, mem->val, path, &s->mem_limit) < 0)
+			return -1;
+		if (pids && get_int(l, pids->val, path, &s->pids_limit) < 0)
+			return -1;
+	}
+	pr = pairs_find(&rp, "reservations");
+	if (!pr || is_null(pr->val))
+		return 0;
+	if (mapping_pairs(l, pr->val, path, &sp) < 0)
+		return -1;
+	pr = pairs_find(&sp, "memory");
+	return pr ? get_bytes(l, pr->val, path, &s->mem_reservation) : 0;
+}
+
+/* A string or a list of strings (dns, tmpfs, ...); lists append. */
+static int get_strv_loose(struct loader *l, yaml_node_t *n, const char *path, char ***out)
+{
+	char **v = NULL;
+	char *one = NULL;
+
+	if (is_null(n))
+		return 0;
+	if (n->type == YAML_SEQUENCE_NODE) {
+		if (get_string_list(l, n, path, &v) < 0)
+			return -1;
+	} else {
+		if (get_string(l, n, path, &one) < 0)
+			return -1;
+		v = te_strv_push(NULL, one);
+	}
+	for (size_t i = 0; v[i]; i++)
+		*out = te_strv_push(*out, TE_STEAL(v[i]));
+	free(v);
+	return 0;
+}
+
+/* extra_hosts: a list of "HOST:IP" / "HOST=IP", or a mapping HOST: IP. */
+static int f_extra_hosts(struct loader *l, struct svc_service *s, yaml_node_t *n, const char *path)
+{
+	struct svc_kv *kv = NULL;
+	size_t nkv = 0;
+
+	if (n->type != YAML_MAPPING_NODE) {
+		if (get_strv_loose(l, n, path, &s->extra_hosts) < 0)
+			return -1;
+		for (size_t i = 0; s->extra_hosts && s->extra_hosts[i]; i++) {
+			char *eq = strchr(s->extra_hosts[i], '=');
+
+			if (eq)
+				*eq = ':';
+		}
+		return 0;
+	}
+	if (get_kv(l, KV_LABEL, n, path, &kv, &nkv) < 0)
+		return -1;
+	for (size_t i = 0; i < nkv; i++) {
+		s->extra_hosts = te_strv_push(s->extra_hosts, xasprintf("%s:%s", kv[i].key, kv[i].value));
+		free(kv[i].key);
+		free(kv[i].value);
+	}
+	free(kv);
+	return 0;
+}
+
+enum ftype { F_STR, F_STRV, F_TRI, F_BYTES, F_DURATION, F_INT, F_DOUBLE, F_FN };
+
 struct field {
 	const char *key;
+	enum ftype type;
+	size_t off;
+	int slot; /* enum svc_key or -1 */
 	int (*fn)(struct loader *l, struct svc_service *s, yaml_node_t *n, const char *path);
 };
 
+#define FLD(k, t, member, slot)                                                                              \
+	{                                                                                                    \
+		k, t, offsetof(struct svc_service, member), slot, NULL                                       \
+	}
+#define FFN(k, fn)                                                                                           \
+	{                                                                                                    \
+		k, F_FN, 0, -1, fn                                                                           \
+	}
+
 static const struct field service_fields[] = {
-    {"image", f_image},
-    {"command", f_command},
-    {"entrypoint", f_entrypoint},
-    {"environment", f_environment},
-    {"ports", f_ports},
-    {"volumes", f_volumes},
-    {"depends_on", f_depends_on},
-    {"working_dir", f_working_dir},
-    {"user", f_user},
-    {"labels", f_labels},
-    {"container_name", f_container_name},
-    {"networks", f_networks},
+    FLD("image", F_STR, image, -1),
+    FFN("command", f_command),
+    FFN("entrypoint", f_entrypoint),
+    FFN("environment", f_environment),
+    FFN("env_file", f_env_file),
+    FFN("ports", f_ports),
+    FFN("volumes", f_volumes),
+    FFN("depends_on", f_depends_on),
+    FLD("working_dir", F_STR, working_dir, -1),
+    FLD("user", F_STR, user, -1),
+    FFN("labels", f_labels),
+    FLD("container_name", F_STR, container_name, -1),
+    FFN("networks", f_networks),
+    FFN("healthcheck", f_healthcheck),
+    FFN("deploy", f_deploy),
+    FFN("sysctls", f_sysctls),
+    FFN("extra_hosts", f_extra_hosts),
+    FLD("tmpfs", F_STRV, tmpfs, -1),
+    FLD("cap_add", F_STRV, cap_add, SVC_K_CAP_ADD),
+    FLD("cap_drop", F_STRV, cap_drop, -1),
+    FLD("security_opt", F_STRV, security_opt, SVC_K_SECURITY_OPT),
+    FLD("profiles", F_STRV, profiles, -1),
+    FLD("devices", F_STRV, devices, SVC_K_DEVICES),
+    FLD("dns", F_STRV, dns, -1),
+    FLD("expose", F_STRV, expose, -1),
+    FLD("group_add", F_STRV, group_add, -1),
+    FLD("restart", F_STR, restart, -1),
+    FLD("stop_signal", F_STR, stop_signal, -1),
+    FLD("pull_policy", F_STR, pull_policy, -1),
+    FLD("network_mode", F_STR, network_mode, SVC_K_NETWORK_MODE),
+    FLD("pid", F_STR, pid, SVC_K_PID),
+    FLD("ipc", F_STR, ipc, SVC_K_IPC),
+    FLD("userns_mode", F_STR, userns_mode, SVC_K_USERNS),
+    FLD("uts", F_STR, uts, SVC_K_UTS),
+    FLD("cgroup", F_STR, cgroup, SVC_K_CGROUP),
+    FLD("hostname", F_STR, hostname, -1),
+    FLD("domainname", F_STR, domainname, -1),
+    FLD("platform", F_STR, platform, -1),
+    FLD("read_only", F_TRI, read_only, -1),
+    FLD("init", F_TRI, init, -1),
+    FLD("privileged", F_TRI, privileged, SVC_K_PRIVILEGED),
+    FLD("tty", F_TRI, tty, -1),
+    FLD("stdin_open", F_TRI, stdin_open, -1),
+    FLD("mem_limit", F_BYTES, mem_limit, -1),
+    FLD("mem_reservation", F_BYTES, mem_reservation, -1),
+    FLD("shm_size", F_BYTES, shm_size, -1),
+    FLD("pids_limit", F_INT, pids_limit, -1),
+    FLD("stop_grace_period", F_DURATION, stop_grace_ns, -1),
+    FLD("cpus", F_DOUBLE, cpus, -1),
 };
+
+/* Compose keys taskenv accepts but does not act on: a warning says so. */
+static const char *const ignored_keys[] = {
+    "logging",	      "ulimits",       "secrets",	   "configs",	      "links",
+    "external_links", "oom_score_adj", "mac_address",	   "cpu_shares",      "cpuset",
+    "scale",	      "develop",       "attach",	   "annotations",     "storage_opt",
+    "stop_timeout",   "blkio_config",  "oom_kill_disable", "cpu_count",	      "cpu_percent",
+    "cpu_period",     "cpu_quota",     "cpu_rt_runtime",   "mem_swappiness",  "memswap_limit",
+    "isolation",      "runtime",       "volumes_from",	   "credential_spec", "device_cgroup_rules",
+    "dns_opt",	      "dns_search",    "post_start",	   "pre_stop",	      "gpus",
+    "use_api_socket", "label_file",    "models",	   "provider",	      "build",
+};
+
+static int field_scalar(struct loader *l, struct svc_service *s, const struct field *f, yaml_node_t *n,
+			const char *path)
+{
+	char *base = (char *)s + f->off;
+	bool b;
+
+	switch (f->type) {
+	case F_STR: free(*(char **)base); return get_string(l, n, path, (char **)base);
+	case F_STRV: return get_strv_loose(l, n, path, (char ***)base);
+	case F_TRI:
+		if (is_null(n))
+			return 0;
+		if (get_bool(l, n, path, &b) < 0)
+			return -1;
+		*(int *)base = b;
+		return 0;
+	case F_BYTES: return get_bytes(l, n, path, (long long *)base);
+	case F_DURATION: return get_duration(l, n, path, (long long *)base);
+	case F_INT: return get_int(l, n, path, (long long *)base);
+	case F_DOUBLE: return get_double(l, n, path, (double *)base);
+	case F_FN: return f->fn(l, s, n, path);
+	}
+	return 0;
+}
+
+static void warn_key(struct loader *l, const struct pair *pr, const char *path)
+{
+	for (size_t i = 0; i < sizeof(ignored_keys) / sizeof(ignored_keys[0]); i++)
+		if (strcmp(ignored_keys[i], pr->name) == 0) {
+			warn(l, pr->key, "%s is not supported by taskenv, ignored", path);
+			return;
+		}
+	warn(l, pr->key, "unknown key %s, ignored", path);
+}
 
 /* ---- services, volumes, networks ---- */
 
@@ -971,17 +1505,30 @@ static bool valid_key(const char *k)
 
 static int service_field(struct loader *l, struct svc_service *s, const struct pair *pr)
 {
-	te_autofree char *path = NULL;
+	te_autofree char *path = xasprintf("services.%s.%s", s->name, pr->name);
 
 	if (has_prefix(pr->name, "x-"))
 		return 0;
 	for (size_t i = 0; i < sizeof(service_fields) / sizeof(service_fields[0]); i++) {
-		if (strcmp(service_fields[i].key, pr->name) != 0)
+		const struct field *f = &service_fields[i];
+
+		if (strcmp(f->key, pr->name) != 0)
 			continue;
-		path = xasprintf("services.%s.%s", s->name, pr->name);
-		return service_fields[i].fn(l, s, pr->val, path);
+		if (f->slot >= 0)
+			s->key_loc[f->slot] = loc_of(l, pr->key);
+		return field_scalar(l, s, f, pr->val, path);
 	}
+	if (strcmp(pr->name, "build") == 0)
+		s->has_build = true;
+	warn_key(l, pr, path);
 	return 0;
+}
+
+static void service_init(struct loader *l, struct svc_service *s, const struct pair *sp)
+{
+	s->name = xstrdup(sp->name);
+	s->loc = loc_of(l, sp->key);
+	s->read_only = s->init = s->privileged = s->tty = s->stdin_open = SVC_UNSET;
 }
 
 static int load_service(struct loader *l, const struct pair *sp)
@@ -989,9 +1536,9 @@ static int load_service(struct loader *l, const struct pair *sp)
 	struct svc_service *s = &l->p->services[l->p->n_services++];
 	autopairs struct pairs ps = {0};
 	te_autofree char *path = xasprintf("services.%s", sp->name);
+	struct pair *env_file;
 
-	s->name = xstrdup(sp->name);
-	s->loc = loc_of(l, sp->key);
+	service_init(l, s, sp);
 	if (!valid_key(s->name))
 		return node_err(l, sp->key, "invalid service name '%s': must match [a-zA-Z0-9._-]+", s->name);
 	if (mapping_pairs(l, sp->val, path, &ps) < 0)
@@ -999,9 +1546,12 @@ static int load_service(struct loader *l, const struct pair *sp)
 	for (size_t i = 0; i < ps.n; i++)
 		if (service_field(l, s, &ps.v[i]) < 0)
 			return -1;
-	if (!s->image || !*s->image)
-		return node_err(l, sp->key, "service '%s' has no image%s", s->name,
-				pairs_find(&ps, "build") ? " (build: is not supported yet)" : "");
+	env_file = pairs_find(&ps, "env_file");
+	if (env_file) {
+		te_autofree char *epath = xasprintf("%s.env_file", path);
+
+		return apply_env_files(l, s, env_file->val, epath);
+	}
 	return 0;
 }
 
@@ -1014,25 +1564,23 @@ static int load_services(struct loader *l, const yaml_node_t *key, yaml_node_t *
 		return node_err(l, key, "no services defined");
 	if (mapping_pairs(l, n, "services", &ps) < 0)
 		return -1;
-	l->services = &ps;
-	l->p->services = xcalloc(ps.n, sizeof(*l->p->services));
+	l->p->services = xcalloc(ps.n + 1, sizeof(*l->p->services));
 	for (size_t i = 0; i < ps.n; i++)
 		if (!has_prefix(ps.v[i].name, "x-") && load_service(l, &ps.v[i]) < 0)
 			return -1;
-	l->services = NULL;
-	if (l->p->n_services == 0)
-		return node_err(l, key, "no services defined");
 	return 0;
 }
 
-/* The fields volumes and networks share; INTERNAL is NULL for volumes. */
+/* The fields volumes and networks share; NET is NULL for volumes. */
 struct res_fields {
 	char **name;
 	char **driver;
 	bool *external;
-	bool *internal;
 	struct svc_kv **labels;
 	size_t *n_labels;
+	struct svc_kv **driver_opts;
+	size_t *n_driver_opts;
+	struct svc_network *net;
 };
 
 /* external: true, or the legacy {name: X} form which also fixes the name. */
@@ -1052,9 +1600,68 @@ static int get_external(struct loader *l, yaml_node_t *n, const char *path, stru
 	return 0;
 }
 
+static int ipam_pool(struct loader *l, struct svc_network *nw, yaml_node_t *n, const char *path)
+{
+	static const char *const keys[] = {"subnet", "ip_range", "gateway"};
+	autopairs struct pairs pp = {0};
+	struct svc_ipam_pool *pool;
+
+	if (mapping_pairs(l, n, path, &pp) < 0)
+		return -1;
+	nw->ipam = xrealloc(nw->ipam, (nw->n_ipam + 1) * sizeof(*nw->ipam));
+	pool = &nw->ipam[nw->n_ipam++];
+	memset(pool, 0, sizeof(*pool));
+	char **dst[] = {&pool->subnet, &pool->ip_range, &pool->gateway};
+	for (size_t i = 0; i < 3; i++) {
+		struct pair *pr = pairs_find(&pp, keys[i]);
+
+		if (pr && get_string(l, pr->val, path, dst[i]) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+static int get_ipam(struct loader *l, struct svc_network *nw, yaml_node_t *n, const char *path)
+{
+	autopairs struct pairs pp = {0};
+	struct pair *pr;
+
+	if (is_null(n))
+		return 0;
+	if (mapping_pairs(l, n, path, &pp) < 0)
+		return -1;
+	pr = pairs_find(&pp, "driver");
+	if (pr && get_string(l, pr->val, path, &nw->ipam_driver) < 0)
+		return -1;
+	pr = pairs_find(&pp, "config");
+	if (!pr || is_null(pr->val))
+		return 0;
+	if (pr->val->type != YAML_SEQUENCE_NODE)
+		return node_err(l, pr->val, "%s.config must be a list", path);
+	for (yaml_node_item_t *it = pr->val->data.sequence.items.start; it < pr->val->data.sequence.items.top;
+	     it++)
+		if (ipam_pool(l, nw, node_at(l, *it), path) < 0)
+			return -1;
+	return 0;
+}
+
+static int network_field(struct loader *l, const struct pair *pr, const char *path, struct svc_network *nw)
+{
+	if (strcmp(pr->name, "internal") == 0)
+		return get_bool(l, pr->val, path, &nw->internal);
+	if (strcmp(pr->name, "attachable") == 0)
+		return get_bool(l, pr->val, path, &nw->attachable);
+	if (strcmp(pr->name, "enable_ipv6") == 0)
+		return get_bool(l, pr->val, path, &nw->enable_ipv6);
+	if (strcmp(pr->name, "ipam") == 0)
+		return get_ipam(l, nw, pr->val, path);
+	return 1;
+}
+
 static int resource_field(struct loader *l, const struct pair *pr, const char *parent, struct res_fields *f)
 {
 	te_autofree char *path = xasprintf("%s.%s", parent, pr->name);
+	int rc;
 
 	if (strcmp(pr->name, "name") == 0) {
 		free(*f->name);
@@ -1064,11 +1671,16 @@ static int resource_field(struct loader *l, const struct pair *pr, const char *p
 		return get_string(l, pr->val, path, f->driver);
 	if (strcmp(pr->name, "external") == 0)
 		return get_external(l, pr->val, path, f);
-	if (strcmp(pr->name, "internal") == 0 && f->internal)
-		return get_bool(l, pr->val, path, f->internal);
 	if (strcmp(pr->name, "labels") == 0)
 		return get_kv(l, KV_LABEL, pr->val, path, f->labels, f->n_labels);
-	return 0;
+	if (strcmp(pr->name, "driver_opts") == 0)
+		return get_kv(l, KV_LABEL, pr->val, path, f->driver_opts, f->n_driver_opts);
+	if (has_prefix(pr->name, "x-"))
+		return 0;
+	rc = f->net ? network_field(l, pr, path, f->net) : 1;
+	if (rc == 1)
+		warn(l, pr->key, "unknown key %s, ignored", path);
+	return rc < 0 ? -1 : 0;
 }
 
 /* One entry of top-level volumes or networks (KIND names which). */
@@ -1101,7 +1713,8 @@ static int load_volumes(struct loader *l, yaml_node_t *n)
 	l->p->volumes = xcalloc(ps.n, sizeof(*l->p->volumes));
 	for (size_t i = 0; i < ps.n; i++) {
 		struct svc_volume *v = &l->p->volumes[l->p->n_volumes++];
-		struct res_fields f = {&v->name, &v->driver, &v->external, NULL, &v->labels, &v->n_labels};
+		struct res_fields f = {&v->name,     &v->driver,      &v->external,	 &v->labels,
+				       &v->n_labels, &v->driver_opts, &v->n_driver_opts, NULL};
 
 		v->key = xstrdup(ps.v[i].name);
 		v->loc = loc_of(l, ps.v[i].key);
@@ -1122,8 +1735,8 @@ static int load_networks(struct loader *l, yaml_node_t *n)
 	l->p->networks = xcalloc(ps.n, sizeof(*l->p->networks));
 	for (size_t i = 0; i < ps.n; i++) {
 		struct svc_network *v = &l->p->networks[l->p->n_networks++];
-		struct res_fields f = {&v->name,     &v->driver, &v->external,
-				       &v->internal, &v->labels, &v->n_labels};
+		struct res_fields f = {&v->name,     &v->driver,      &v->external,	 &v->labels,
+				       &v->n_labels, &v->driver_opts, &v->n_driver_opts, v};
 
 		v->key = xstrdup(ps.v[i].name);
 		v->loc = loc_of(l, ps.v[i].key);
@@ -1133,28 +1746,78 @@ static int load_networks(struct loader *l, yaml_node_t *n)
 	return 0;
 }
 
-/* Volumes and networks first: services refer to them. */
+/* x-taskenv: {allow: [NAME, ...]}: policy exceptions granted by the file. */
+static int load_x_taskenv(struct loader *l, yaml_node_t *n)
+{
+	autopairs struct pairs pp = {0};
+	struct pair *allow;
+
+	if (is_null(n))
+		return 0;
+	if (mapping_pairs(l, n, "x-taskenv", &pp) < 0)
+		return -1;
+	for (size_t i = 0; i < pp.n; i++)
+		if (strcmp(pp.v[i].name, "allow") != 0)
+			warn(l, pp.v[i].key, "unknown key x-taskenv.%s, ignored", pp.v[i].name);
+	allow = pairs_find(&pp, "allow");
+	if (!allow || is_null(allow->val))
+		return 0;
+	return get_strv_loose(l, allow->val, "x-taskenv.allow", &l->p->allow);
+}
+
+static void warn_top(struct loader *l, const struct pairs *top)
+{
+	static const char *const known[] = {"services", "volumes", "networks",
+					    "version",	"name",	   "x-taskenv"};
+	static const char *const ignored[] = {"secrets", "configs", "include", "models"};
+
+	for (size_t i = 0; i < top->n; i++) {
+		bool ok = has_prefix(top->v[i].name, "x-");
+
+		for (size_t k = 0; !ok && k < sizeof(known) / sizeof(known[0]); k++)
+			ok = strcmp(known[k], top->v[i].name) == 0;
+		for (size_t k = 0; !ok && k < sizeof(ignored) / sizeof(ignored[0]); k++)
+			if (strcmp(ignored[k], top->v[i].name) == 0) {
+				warn(l, top->v[i].key, "%s is not supported by taskenv, ignored",
+				     top->v[i].name);
+				ok = true;
+			}
+		if (!ok)
+			warn(l, top->v[i].key, "unknown key %s, ignored", top->v[i].name);
+	}
+}
+
+/* Volumes and networks first: services refer to them. Only the first
+ * file must define services; later ones may override anything. */
 static int load_root(struct loader *l, yaml_node_t *root)
 {
 	autopairs struct pairs top = {0};
-	struct pair *services, *volumes, *networks;
+	struct pair *services, *volumes, *networks, *xt;
 
 	if (root->type != YAML_MAPPING_NODE && !is_null(root))
 		return node_err(l, root, "the top level must be a mapping");
 	if (is_null(root))
-		return node_err(l, root, "no services defined");
+		return l->first ? node_err(l, root, "no services defined") : 0;
 	if (collect(l, root, &top, 0) < 0)
 		return -1;
+	warn_top(l, &top);
 	services = pairs_find(&top, "services");
 	volumes = pairs_find(&top, "volumes");
 	networks = pairs_find(&top, "networks");
+	xt = pairs_find(&top, "x-taskenv");
+	if (xt && load_x_taskenv(l, xt->val) < 0)
+		return -1;
 	if (volumes && load_volumes(l, volumes->val) < 0)
 		return -1;
 	if (networks && load_networks(l, networks->val) < 0)
 		return -1;
 	if (!services)
-		return node_err(l, root, "no services defined");
-	return load_services(l, services->key, services->val);
+		return l->first ? node_err(l, root, "no services defined") : 0;
+	if (load_services(l, services->key, services->val) < 0)
+		return -1;
+	if (l->first && l->p->n_services == 0)
+		return node_err(l, services->key, "no services defined");
+	return 0;
 }
 
 /* ---- files ---- */
@@ -1224,59 +1887,94 @@ static int load_file(struct loader *l)
 	docp = &doc;
 	l->doc = docp;
 	root = yaml_document_get_root_node(docp);
+	if (!root && !l->first)
+		return 0;
 	if (!root)
 		return te_err_set(l->err, TE_E_COMPOSE, "%s:%zu:%zu: no services defined", l->file,
 				  doc.start_mark.line + 1, doc.start_mark.column + 1);
 	return load_root(l, root);
 }
 
-/* files[0] made absolute and checked; fills P's files and dir. */
-static int project_paths(struct svc_project *p, char *const *files, struct te_err *err)
+/* FILE made absolute and checked, appended to P's files; the first one
+ * also sets the project directory. */
+static int project_path(struct svc_project *p, const char *file, struct te_err *err)
 {
-	char *abs = realpath(files[0], NULL);
+	char *abs = realpath(file, NULL);
 	struct stat st;
 	char *slash;
 
 	if (!abs)
-		return te_err_set(err, TE_E_IO, "read '%s': %s", files[0], strerror(errno));
-	p->files = te_strv_push(NULL, abs);
+		return te_err_set(err, TE_E_IO, "read '%s': %s", file, strerror(errno));
+	p->files = te_strv_push(p->files, abs);
 	if (stat(abs, &st) < 0 || !S_ISREG(st.st_mode))
-		return te_err_set(err, TE_E_IO, "read '%s': not a regular file", files[0]);
+		return te_err_set(err, TE_E_IO, "read '%s': not a regular file", file);
+	if (p->dir)
+		return 0;
 	slash = strrchr(abs, '/');
 	p->dir = slash == abs ? xstrdup("/") : xstrndup(abs, (size_t)(slash - abs));
 	return 0;
 }
 
-struct svc_project *svc_load(char *const *files, struct te_err *err)
+/* Load file I of P into its own model, then merge it into P. */
+static int load_one(struct svc_project *p, size_t i, struct svc_env *env, struct te_err *err)
+{
+	struct svc_project *part = xcalloc(1, sizeof(*part));
+	struct loader l = {NULL, p->files[i], env, part, i == 0, err};
+	int rc;
+
+	part->dir = p->dir; /* borrowed: relative paths hang off the first file's directory */
+	rc = load_file(&l);
+	part->dir = NULL;
+	if (rc == 0)
+		svc_project_merge(p, part);
+	svc_project_free(part);
+	return rc;
+}
+
+struct svc_project *svc_load_profiles(char *const *files, char *const *profiles, struct te_err *err)
 {
 	struct svc_project *p;
-	struct loader l = {0};
+	struct svc_env *env = NULL;
 	te_autofree char *env_path = NULL;
 
 	if (!files || !files[0]) {
 		te_err_set(err, TE_E_USAGE, "no compose file given");
 		return NULL;
 	}
-	if (files[1]) {
-		te_err_set(err, TE_E_USAGE,
-			   "several compose files ('%s', '%s', ...) cannot be merged yet; pass one -f FILE",
-			   files[0], files[1]);
-		return NULL;
-	}
 	p = xcalloc(1, sizeof(*p));
-	if (project_paths(p, files, err) < 0)
-		goto fail;
+	for (size_t i = 0; files[i]; i++)
+		if (project_path(p, files[i], err) < 0)
+			goto fail;
 	env_path = xasprintf("%s/.env", p->dir);
-	l = (struct loader){NULL, p->files[0], NULL, p, NULL, err};
-	l.env = svc_env_load(env_path, err);
-	if (!l.env || load_file(&l) < 0)
+	env = svc_env_load(env_path, err);
+	if (!env)
 		goto fail;
-	svc_env_free(l.env);
+	for (size_t i = 0; p->files[i]; i++)
+		if (load_one(p, i, env, err) < 0)
+			goto fail;
+	if (svc_project_finalize(p, profiles, err) < 0)
+		goto fail;
+	svc_env_free(env);
 	return p;
 fail:
-	svc_env_free(l.env);
+	svc_env_free(env);
 	svc_project_free(p);
 	return NULL;
+}
+
+struct svc_project *svc_load(char *const *files, struct te_err *err)
+{
+	te_autostrv char **profiles = NULL;
+	const char *env = getenv("COMPOSE_PROFILES");
+
+	if (env && *env) {
+		te_autofree char *copy = xstrdup(env);
+		char *save = NULL;
+
+		for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save))
+			profiles = te_strv_push(profiles, xstrdup(t));
+	}
+	return svc_load_profiles(files, profiles, err);
 }
 
 char *svc_find_compose_file(const char *dir, struct te_err *err)

@@ -35,6 +35,32 @@ static void service_release(struct svc_service *s)
 	kv_free(s->labels, s->n_labels);
 	free(s->container_name);
 	te_strv_free(s->networks);
+	for (size_t i = 0; i < s->n_deps; i++)
+		free(s->deps[i].service), free(s->deps[i].condition);
+	free(s->deps);
+	for (size_t i = 0; i < s->n_net_attach; i++) {
+		free(s->net_attach[i].key);
+		te_strv_free(s->net_attach[i].aliases);
+		free(s->net_attach[i].ipv4_address);
+	}
+	free(s->net_attach);
+	te_strv_free(s->health.test);
+	char **strvs[] = {s->tmpfs,    s->cap_add, s->cap_drop, s->security_opt, s->extra_hosts,
+			  s->profiles, s->devices, s->dns,	s->expose,	 s->group_add};
+	for (size_t i = 0; i < sizeof(strvs) / sizeof(strvs[0]); i++)
+		te_strv_free(strvs[i]);
+	char *strs[] = {s->restart, s->stop_signal, s->pull_policy, s->network_mode,
+			s->pid,	    s->ipc,	    s->userns_mode, s->uts,
+			s->cgroup,  s->hostname,    s->domainname,  s->platform};
+	for (size_t i = 0; i < sizeof(strs) / sizeof(strs[0]); i++)
+		free(strs[i]);
+	kv_free(s->sysctls, s->n_sysctls);
+}
+
+void svc_service_release(struct svc_service *s)
+{
+	service_release(s);
+	memset(s, 0, sizeof(*s));
 }
 
 void svc_project_free(struct svc_project *p)
@@ -48,6 +74,7 @@ void svc_project_free(struct svc_project *p)
 		free(p->volumes[i].key);
 		free(p->volumes[i].name);
 		free(p->volumes[i].driver);
+		kv_free(p->volumes[i].driver_opts, p->volumes[i].n_driver_opts);
 		kv_free(p->volumes[i].labels, p->volumes[i].n_labels);
 	}
 	free(p->volumes);
@@ -55,8 +82,18 @@ void svc_project_free(struct svc_project *p)
 		free(p->networks[i].key);
 		free(p->networks[i].name);
 		free(p->networks[i].driver);
+		kv_free(p->networks[i].driver_opts, p->networks[i].n_driver_opts);
+		free(p->networks[i].ipam_driver);
+		for (size_t j = 0; j < p->networks[i].n_ipam; j++) {
+			free(p->networks[i].ipam[j].subnet);
+			free(p->networks[i].ipam[j].ip_range);
+			free(p->networks[i].ipam[j].gateway);
+		}
+		free(p->networks[i].ipam);
 		kv_free(p->networks[i].labels, p->networks[i].n_labels);
 	}
+	te_strv_free(p->allow);
+	te_strv_free(p->warnings);
 	free(p->networks);
 	free(p->dir);
 	te_strv_free(p->files);

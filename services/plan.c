@@ -8,6 +8,7 @@
 #include "common/cleanup.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static bool strv_has(char *const *v, const char *s)
@@ -21,6 +22,8 @@ static bool strv_has(char *const *v, const char *s)
 /* A service with no `networks:` is on "default", as in Compose. */
 static bool service_uses_network(const struct svc_service *s, const char *key)
 {
+	if (s->network_mode)
+		return false;
 	if (!s->networks)
 		return strcmp(key, "default") == 0;
 	return strv_has(s->networks, key);
@@ -166,6 +169,8 @@ static char **container_networks(const struct svc_plan *plan, const struct svc_s
 	char **v = NULL;
 	const struct svc_plan_network *n;
 
+	if (s->network_mode)
+		return NULL;
 	if (!s->networks) {
 		n = svc_plan_network_by_key(plan, "default");
 		return n ? te_strv_push(NULL, xstrdup(n->name)) : NULL;
@@ -195,6 +200,14 @@ static void plan_containers(struct svc_plan *plan, const size_t *order)
 		 * so in-stack DNS still resolves it. */
 		if (s->container_name && strcmp(s->container_name, s->name) != 0)
 			c->aliases = te_strv_push(c->aliases, xstrdup(s->container_name));
+		/* Per-network aliases go on every network of the service: the
+		 * Engine API of 1.41 takes one alias list per endpoint and the
+		 * names are the task's own anyway. */
+		for (size_t a = 0; a < s->n_net_attach; a++)
+			for (size_t j = 0; s->net_attach[a].aliases && s->net_attach[a].aliases[j]; j++)
+				if (!strv_has(c->aliases, s->net_attach[a].aliases[j]))
+					c->aliases =
+					    te_strv_push(c->aliases, xstrdup(s->net_attach[a].aliases[j]));
 	}
 }
 
@@ -328,6 +341,48 @@ static cJSON *merged_labels(const struct svc_plan *plan, const char *kind, const
 	return l;
 }
 
+static cJSON *kv_json(const struct svc_kv *kv, size_t n)
+{
+	cJSON *o = cJSON_CreateObject();
+
+	for (size_t i = 0; i < n; i++)
+		cJSON_AddStringToObject(o, kv[i].key, kv[i].value ? kv[i].value : "");
+	return o;
+}
+
+static void add_ipam(cJSON *b, const struct svc_network *d)
+{
+	cJSON *ipam, *cfg;
+
+	if (!d->ipam_driver && !d->n_ipam)
+		return;
+	ipam = cJSON_AddObjectToObject(b, "IPAM");
+	cJSON_AddStringToObject(ipam, "Driver", d->ipam_driver ? d->ipam_driver : "default");
+	cfg = cJSON_AddArrayToObject(ipam, "Config");
+	for (size_t i = 0; i < d->n_ipam; i++) {
+		cJSON *pool = cJSON_CreateObject();
+
+		if (d->ipam[i].subnet)
+			cJSON_AddStringToObject(pool, "Subnet", d->ipam[i].subnet);
+		if (d->ipam[i].ip_range)
+			cJSON_AddStringToObject(pool, "IPRange", d->ipam[i].ip_range);
+		if (d->ipam[i].gateway)
+			cJSON_AddStringToObject(pool, "Gateway", d->ipam[i].gateway);
+		cJSON_AddItemToArray(cfg, pool);
+	}
+}
+
+/* A fixed `name:` never becomes a global name: the object is task-scoped
+ * and the name the file asked for is kept only as a label. */
+static void add_original_name(cJSON *b, const char *name)
+{
+	cJSON *labels = cJSON_GetObjectItemCaseSensitive(b, "Labels");
+
+	cJSON_DeleteItemFromObjectCaseSensitive(labels, SVC_LABEL_ORIGINAL_NAME);
+	if (name)
+		cJSON_AddStringToObject(labels, SVC_LABEL_ORIGINAL_NAME, name);
+}
+
 cJSON *svc_plan_network_body(const struct svc_plan *plan, const struct svc_plan_network *n)
 {
 	cJSON *b = cJSON_CreateObject();
@@ -337,8 +392,15 @@ cJSON *svc_plan_network_body(const struct svc_plan *plan, const struct svc_plan_
 	cJSON_AddStringToObject(b, "Driver", d && d->driver ? d->driver : "bridge");
 	cJSON_AddBoolToObject(b, "CheckDuplicate", 1);
 	cJSON_AddBoolToObject(b, "Internal", d && d->internal);
+	if (d) {
+		cJSON_AddBoolToObject(b, "Attachable", d->attachable);
+		cJSON_AddBoolToObject(b, "EnableIPv6", d->enable_ipv6);
+		cJSON_AddItemToObject(b, "Options", kv_json(d->driver_opts, d->n_driver_opts));
+		add_ipam(b, d);
+	}
 	cJSON_AddItemToObject(
 	    b, "Labels", merged_labels(plan, "network", n->key, d ? d->labels : NULL, d ? d->n_labels : 0));
+	add_original_name(b, d ? d->name : NULL);
 	return b;
 }
 
@@ -349,8 +411,11 @@ cJSON *svc_plan_volume_body(const struct svc_plan *plan, const struct svc_plan_v
 
 	cJSON_AddStringToObject(b, "Name", v->name);
 	cJSON_AddStringToObject(b, "Driver", d && d->driver ? d->driver : "local");
+	if (d)
+		cJSON_AddItemToObject(b, "DriverOpts", kv_json(d->driver_opts, d->n_driver_opts));
 	cJSON_AddItemToObject(
 	    b, "Labels", merged_labels(plan, "volume", v->key, d ? d->labels : NULL, d ? d->n_labels : 0));
+	add_original_name(b, d ? d->name : NULL);
 	return b;
 }
 
@@ -395,10 +460,59 @@ static void add_ports(cJSON *cfg, cJSON *hc, const struct svc_service *s, const 
 		if (!list)
 			list = cJSON_AddArrayToObject(bindings, key);
 		b = cJSON_CreateObject();
-		cJSON_AddStringToObject(b, "HostIp", SVC_HOST_IP);
+		/* A host ip other than loopback reaches the plan only when the
+		 * policy's public-port exception allowed it. */
+		cJSON_AddStringToObject(b, "HostIp",
+					s->ports[i].host_ip && strncmp(s->ports[i].host_ip, "127.", 4) != 0 &&
+						strcmp(s->ports[i].host_ip, "::1") != 0
+					    ? s->ports[i].host_ip
+					    : SVC_HOST_IP);
 		cJSON_AddStringToObject(b, "HostPort", port);
 		cJSON_AddItemToArray(list, b);
 	}
+}
+
+static void add_bind_mount(cJSON *hc, const struct svc_mount *m)
+{
+	cJSON *mounts = cJSON_GetObjectItemCaseSensitive(hc, "Mounts");
+	cJSON *o = cJSON_CreateObject();
+
+	if (!mounts)
+		mounts = cJSON_AddArrayToObject(hc, "Mounts");
+	cJSON_AddStringToObject(o, "Type", "bind");
+	cJSON_AddStringToObject(o, "Source", m->source);
+	cJSON_AddStringToObject(o, "Target", m->target);
+	cJSON_AddBoolToObject(o, "ReadOnly", m->read_only);
+	cJSON_AddItemToArray(mounts, o);
+}
+
+static void add_tmpfs(cJSON *hc, const struct svc_service *s)
+{
+	cJSON *t = cJSON_CreateObject();
+
+	for (size_t i = 0; s->tmpfs && s->tmpfs[i]; i++) {
+		te_autofree char *target = xstrdup(s->tmpfs[i]);
+		char *colon = strchr(target, ':');
+
+		if (colon)
+			*colon = '\0';
+		cJSON_DeleteItemFromObjectCaseSensitive(t, target);
+		cJSON_AddStringToObject(t, target, colon ? colon + 1 : "");
+	}
+	for (size_t i = 0; i < s->n_mounts; i++) {
+		te_autofree char *opts = NULL;
+
+		if (s->mounts[i].type != SVC_MOUNT_TMPFS)
+			continue;
+		opts =
+		    s->mounts[i].tmpfs_size ? xasprintf("size=%lld", s->mounts[i].tmpfs_size) : xstrdup("");
+		cJSON_DeleteItemFromObjectCaseSensitive(t, s->mounts[i].target);
+		cJSON_AddStringToObject(t, s->mounts[i].target, opts);
+	}
+	if (t->child)
+		cJSON_AddItemToObject(hc, "Tmpfs", t);
+	else
+		cJSON_Delete(t);
 }
 
 static void add_mounts(cJSON *cfg, cJSON *hc, const struct svc_plan *plan, const struct svc_service *s)
@@ -411,8 +525,14 @@ static void add_mounts(cJSON *cfg, cJSON *hc, const struct svc_plan *plan, const
 		const char *src = m->source;
 		te_autofree char *b = NULL;
 
+		if (m->type == SVC_MOUNT_TMPFS)
+			continue;
 		if (!src) {
 			cJSON_AddObjectToObject(anon, m->target);
+			continue;
+		}
+		if (m->type == SVC_MOUNT_BIND && m->no_create_host_path) {
+			add_bind_mount(hc, m);
 			continue;
 		}
 		if (m->type == SVC_MOUNT_VOLUME) {
@@ -422,9 +542,178 @@ static void add_mounts(cJSON *cfg, cJSON *hc, const struct svc_plan *plan, const
 				TE_BUG("volume mount of an unplanned volume");
 			src = v->name;
 		}
-		b = xasprintf("%s:%s%s", src, m->target, m->read_only ? ":ro" : "");
+		b = xasprintf("%s:%s%s%s", src, m->target, m->read_only ? ":ro" : "",
+			      m->nocopy ? (m->read_only ? ",nocopy" : ":nocopy") : "");
 		cJSON_AddItemToArray(binds, cJSON_CreateString(b));
 	}
+	add_tmpfs(hc, s);
+}
+
+static void add_strv(cJSON *o, const char *key, char *const *v)
+{
+	if (v && v[0])
+		cJSON_AddItemToObject(o, key, strv_json(v));
+}
+
+/* restart: no | always | unless-stopped | on-failure[:N]. */
+static void add_restart(cJSON *hc, const char *restart)
+{
+	cJSON *rp;
+	const char *colon;
+
+	if (!restart)
+		return;
+	rp = cJSON_AddObjectToObject(hc, "RestartPolicy");
+	colon = strchr(restart, ':');
+	if (colon) {
+		te_autofree char *name = xstrndup(restart, (size_t)(colon - restart));
+
+		cJSON_AddStringToObject(rp, "Name", name);
+		cJSON_AddNumberToObject(rp, "MaximumRetryCount", strtol(colon + 1, NULL, 10));
+		return;
+	}
+	cJSON_AddStringToObject(rp, "Name", strcmp(restart, "no") == 0 ? "" : restart);
+}
+
+/* devices: "HOST[:CONTAINER[:PERMS]]". */
+static void add_devices(cJSON *hc, char *const *devices)
+{
+	cJSON *a;
+
+	if (!devices || !devices[0])
+		return;
+	a = cJSON_AddArrayToObject(hc, "Devices");
+	for (size_t i = 0; devices[i]; i++) {
+		te_autostrv char **parts = NULL;
+		te_autofree char *copy = xstrdup(devices[i]);
+		char *save = NULL;
+		cJSON *d = cJSON_CreateObject();
+
+		for (char *t = strtok_r(copy, ":", &save); t; t = strtok_r(NULL, ":", &save))
+			parts = te_strv_push(parts, xstrdup(t));
+		cJSON_AddStringToObject(d, "PathOnHost", parts ? parts[0] : devices[i]);
+		cJSON_AddStringToObject(d, "PathInContainer",
+					parts && parts[1] ? parts[1]
+					: parts		  ? parts[0]
+							  : "");
+		cJSON_AddStringToObject(d, "CgroupPermissions",
+					parts && parts[1] && parts[2] ? parts[2] : "rwm");
+		cJSON_AddItemToArray(a, d);
+	}
+}
+
+static void add_limits(cJSON *hc, const struct svc_service *s)
+{
+	if (s->mem_limit)
+		cJSON_AddNumberToObject(hc, "Memory", (double)s->mem_limit);
+	if (s->mem_reservation)
+		cJSON_AddNumberToObject(hc, "MemoryReservation", (double)s->mem_reservation);
+	if (s->cpus > 0)
+		cJSON_AddNumberToObject(hc, "NanoCpus", (double)(long long)(s->cpus * 1e9));
+	if (s->pids_limit)
+		cJSON_AddNumberToObject(hc, "PidsLimit", (double)s->pids_limit);
+	if (s->shm_size)
+		cJSON_AddNumberToObject(hc, "ShmSize", (double)s->shm_size);
+}
+
+static void add_namespaces(cJSON *hc, const struct svc_plan *plan, const struct svc_service *s)
+{
+	const char *modes[] = {s->pid, s->ipc, s->userns_mode, s->uts, s->cgroup};
+	const char *keys[] = {"PidMode", "IpcMode", "UsernsMode", "UTSMode", "CgroupnsMode"};
+
+	for (size_t i = 0; i < sizeof(modes) / sizeof(modes[0]); i++) {
+		te_autofree char *scoped = NULL;
+
+		if (!modes[i])
+			continue;
+		/* "service:NAME" points at the task's own container of NAME. */
+		if (strncmp(modes[i], "service:", 8) == 0)
+			scoped = xasprintf("container:%s-%s-1", plan->task, modes[i] + 8);
+		cJSON_AddStringToObject(hc, keys[i], scoped ? scoped : modes[i]);
+	}
+}
+
+static void add_security(cJSON *hc, const struct svc_service *s)
+{
+	add_strv(hc, "CapAdd", s->cap_add);
+	add_strv(hc, "CapDrop", s->cap_drop);
+	add_strv(hc, "SecurityOpt", s->security_opt);
+	add_strv(hc, "ExtraHosts", s->extra_hosts);
+	add_strv(hc, "Dns", s->dns);
+	add_strv(hc, "GroupAdd", s->group_add);
+	if (s->read_only == 1)
+		cJSON_AddBoolToObject(hc, "ReadonlyRootfs", 1);
+	if (s->privileged == 1)
+		cJSON_AddBoolToObject(hc, "Privileged", 1);
+	if (s->init != SVC_UNSET)
+		cJSON_AddBoolToObject(hc, "Init", s->init == 1);
+	if (s->n_sysctls)
+		cJSON_AddItemToObject(hc, "Sysctls", kv_json(s->sysctls, s->n_sysctls));
+	add_devices(hc, s->devices);
+}
+
+static void add_health(cJSON *cfg, const struct svc_health *h)
+{
+	cJSON *o;
+
+	if (!h->set)
+		return;
+	o = cJSON_AddObjectToObject(cfg, "Healthcheck");
+	if (h->disable) {
+		cJSON_AddItemToObject(o, "Test", strv_json((char *[]){"NONE", NULL}));
+		return;
+	}
+	if (h->test)
+		cJSON_AddItemToObject(o, "Test", strv_json(h->test));
+	if (h->interval_ns)
+		cJSON_AddNumberToObject(o, "Interval", (double)h->interval_ns);
+	if (h->timeout_ns)
+		cJSON_AddNumberToObject(o, "Timeout", (double)h->timeout_ns);
+	if (h->start_period_ns)
+		cJSON_AddNumberToObject(o, "StartPeriod", (double)h->start_period_ns);
+	if (h->start_interval_ns)
+		cJSON_AddNumberToObject(o, "StartInterval", (double)h->start_interval_ns);
+	if (h->retries)
+		cJSON_AddNumberToObject(o, "Retries", h->retries);
+}
+
+static void add_config_misc(cJSON *b, const struct svc_service *s)
+{
+	cJSON *exposed = cJSON_GetObjectItemCaseSensitive(b, "ExposedPorts");
+
+	if (s->stop_signal)
+		cJSON_AddStringToObject(b, "StopSignal", s->stop_signal);
+	if (s->stop_grace_ns)
+		cJSON_AddNumberToObject(b, "StopTimeout",
+					(double)((s->stop_grace_ns + 999999999) / 1000000000));
+	if (s->hostname)
+		cJSON_AddStringToObject(b, "Hostname", s->hostname);
+	if (s->domainname)
+		cJSON_AddStringToObject(b, "Domainname", s->domainname);
+	if (s->tty == 1)
+		cJSON_AddBoolToObject(b, "Tty", 1);
+	if (s->stdin_open == 1)
+		cJSON_AddBoolToObject(b, "OpenStdin", 1);
+	for (size_t i = 0; exposed && s->expose && s->expose[i]; i++) {
+		te_autofree char *k =
+		    strchr(s->expose[i], '/') ? xstrdup(s->expose[i]) : xasprintf("%s/tcp", s->expose[i]);
+
+		if (!cJSON_GetObjectItemCaseSensitive(exposed, k))
+			cJSON_AddObjectToObject(exposed, k);
+	}
+	add_health(b, &s->health);
+}
+
+/* network_mode: host/none/bridge as written, service:NAME scoped to the task. */
+static char *network_mode(const struct svc_plan *plan, const struct svc_plan_container *c)
+{
+	const char *m = c->svc->network_mode;
+
+	if (m && strncmp(m, "service:", 8) == 0)
+		return xasprintf("container:%s-%s-1", plan->task, m + 8);
+	if (m)
+		return xstrdup(m);
+	return xstrdup(c->networks && c->networks[0] ? c->networks[0] : "none");
 }
 
 static cJSON *networking_config(const struct svc_plan_container *c)
@@ -445,6 +734,7 @@ cJSON *svc_plan_container_body(const struct svc_plan *plan, const struct svc_pla
 {
 	const struct svc_service *s = c->svc;
 	cJSON *b = cJSON_CreateObject();
+	te_autofree char *mode = network_mode(plan, c);
 	cJSON *hc;
 
 	cJSON_AddStringToObject(b, "Image", s->image);
@@ -461,7 +751,12 @@ cJSON *svc_plan_container_body(const struct svc_plan *plan, const struct svc_pla
 	hc = cJSON_CreateObject();
 	add_ports(b, hc, s, host_ports);
 	add_mounts(b, hc, plan, s);
-	cJSON_AddStringToObject(hc, "NetworkMode", c->networks && c->networks[0] ? c->networks[0] : "none");
+	add_limits(hc, s);
+	add_security(hc, s);
+	add_namespaces(hc, plan, s);
+	add_restart(hc, s->restart);
+	add_config_misc(b, s);
+	cJSON_AddItemToObject(hc, "NetworkMode", cJSON_CreateString(mode));
 	cJSON_AddItemToObject(b, "HostConfig", hc);
 	cJSON_AddItemToObject(b, "NetworkingConfig", networking_config(c));
 	return b;

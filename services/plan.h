@@ -16,6 +16,8 @@ struct svc_volume;
 
 /* Where published ports are bound: loopback only, always. */
 #define SVC_HOST_IP "127.0.0.1"
+/* Label carrying the fixed `name:` a volume or network asked for. */
+#define SVC_LABEL_ORIGINAL_NAME "io.taskenv.original-name"
 
 struct svc_plan_network {
 	char *key;			/* "default" or the top-level key */

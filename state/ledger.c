@@ -38,6 +38,9 @@ static const char *const migrations[] = {
     " UNIQUE(task, service, container_port, proto));"
     "CREATE TABLE events(id INTEGER PRIMARY KEY AUTOINCREMENT, ts INTEGER NOT NULL,"
     " task TEXT, verb TEXT, message TEXT);",
+    /* 2 (issue 3): the policy exceptions a task was brought up with, a JSON
+     * array of names (NULL: none recorded), for `taskenv contract`. */
+    "ALTER TABLE tasks ADD COLUMN allow TEXT;",
 };
 
 /* How long a statement waits for another process's lock (ms). */
@@ -509,6 +512,38 @@ int state_task_set_status(struct ledger *l, const char *name, const char *status
 		return -1;
 	if (changes == 0)
 		return te_err_set(err, TE_E_NOTFOUND, "task '%s' is not in the ledger", name);
+	return 0;
+}
+
+int state_task_set_allow(struct ledger *l, const char *name, const char *allow_json, struct te_err *err)
+{
+	static const char sql[] = "UPDATE tasks SET allow = ?2, updated = ?3 WHERE name = ?1";
+	const struct ledger_arg a[] = {LEDGER_S(name), LEDGER_S(allow_json), LEDGER_I(ledger_now())};
+	int changes;
+
+	if (ledger_run(l, sql, a, LEDGER_NARGS(a), &changes, err) < 0)
+		return -1;
+	if (changes == 0)
+		return te_err_set(err, TE_E_NOTFOUND, "task '%s' is not in the ledger", name);
+	return 0;
+}
+
+int state_task_get_allow(struct ledger *l, const char *name, char **allow_json, struct te_err *err)
+{
+	static const char sql[] = "SELECT allow FROM tasks WHERE name = ?1";
+	const struct ledger_arg a[] = {LEDGER_S(name)};
+	te_autostmt sqlite3_stmt *st = NULL;
+	int rc;
+
+	*allow_json = NULL;
+	if (ledger_prepare(l, sql, a, LEDGER_NARGS(a), &st, err) < 0)
+		return -1;
+	rc = ledger_step(l, st, err);
+	if (rc < 0)
+		return -1;
+	if (rc == 0)
+		return te_err_set(err, TE_E_NOTFOUND, "task '%s' is not in the ledger", name);
+	*allow_json = xstrdup((const char *)sqlite3_column_text(st, 0));
 	return 0;
 }
 

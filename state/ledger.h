@@ -60,6 +60,12 @@ int state_task_upsert(struct ledger *l, const char *name, const char *project_di
 int state_task_set_status(struct ledger *l, const char *name, const char *status, struct te_err *err);
 /* TE_E_NOTFOUND when there is no such task. */
 int state_task_get(struct ledger *l, const char *name, struct state_task *out, struct te_err *err);
+/* The policy exceptions the task was brought up with: ALLOW_JSON a JSON
+ * array of names (borrowed), stored as given. TE_E_NOTFOUND when there is
+ * no such task. */
+int state_task_set_allow(struct ledger *l, const char *name, const char *allow_json, struct te_err *err);
+/* *allow_json owned, NULL when none was recorded. TE_E_NOTFOUND when there is no such task. */
+int state_task_get_allow(struct ledger *l, const char *name, char **allow_json, struct te_err *err);
 /* All tasks ordered by name; *out owned (state_tasks_free). */
 int state_task_list(struct ledger *l, struct state_task **out, size_t *n, struct te_err *err);
 /* Delete the task row; refused (TE_E_CONFLICT) while it has resources not

@@ -95,7 +95,8 @@ test_fixed_names_twice() {
 	wait_for 20 curl -fsS -o /dev/null "http://127.0.0.1:$pb/" || fail "fixed-b web"
 	assert_eq "$(engine_names containers io.taskenv.task=fixed-a | sort | tr '\n' ' ')" "fixed-a-client-1 fixed-a-web-1 "
 	# "db" is an alias on each task's network.
-	docker -H "unix://$SOCK" exec fixed-a-client-1 nc -w 2 db 80 -e /bin/true ||
+	# Podman's aardvark-dns registers aliases a moment after start: retry briefly.
+	wait_for 15 docker -H "unix://$SOCK" exec fixed-a-client-1 nc -w 2 db 80 -e /bin/true ||
 		fail "container_name 'db' does not resolve inside fixed-a"
 	te down -t fixed-a --timeout 2
 	te down -t fixed-b --timeout 2

@@ -11,6 +11,11 @@
 #include "common/mem.h"
 #include "services/compose.h"
 #include "services/plan.h"
+#include "services/load.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
 
 #define TE_WITH_CJSON
 #include "common/cleanup.h"
@@ -30,13 +35,13 @@ static char *app_deps[] = {"database", NULL};
 static char *worker_deps[] = {"app", NULL};
 static char *app_cmd[] = {"httpd", "-f", NULL};
 static struct svc_mount db_mounts[] = {
-    {SVC_MOUNT_VOLUME, "dbdata", "/var/lib/postgresql/data", false, {0}},
-    {SVC_MOUNT_BIND, "/p/init", "/docker-entrypoint-initdb.d", true, {0}},
-    {SVC_MOUNT_VOLUME, NULL, "/scratch", false, {0}},
+    {.type = SVC_MOUNT_VOLUME, .source = "dbdata", .target = "/var/lib/postgresql/data", .read_only = false},
+    {.type = SVC_MOUNT_BIND, .source = "/p/init", .target = "/docker-entrypoint-initdb.d", .read_only = true},
+    {.type = SVC_MOUNT_VOLUME, .source = NULL, .target = "/scratch", .read_only = false},
 };
 static struct svc_volume volumes[] = {
-    {"dbdata", NULL, NULL, false, NULL, 0, {0}},
-    {"unused", NULL, NULL, false, NULL, 0, {0}},
+    {.key = "dbdata"},
+    {.key = "unused"},
 };
 
 static void project_init(struct svc_project *p, struct svc_service *s)
@@ -210,8 +215,8 @@ static void test_external_and_custom_networks(void **state)
 	struct svc_service s[3];
 	struct te_err err = {0};
 	struct svc_network nets[] = {
-	    {"shared", "corp-net", NULL, true, false, NULL, 0, {0}},
-	    {"back", NULL, NULL, false, true, NULL, 0, {0}},
+	    {.key = "shared", .name = "corp-net", .external = true},
+	    {.key = "back", .internal = true},
 	};
 	char *app_nets[] = {"back", "shared", NULL};
 	struct svc_plan *plan;
@@ -250,13 +255,96 @@ static void test_labels_match(void **state)
 	assert_false(svc_labels_match(none, "t1", "abcd")); /* nobody's */
 }
 
+/* Compose keys of issue 3 as the Engine API names them (nanoseconds for
+ * healthcheck durations, bytes, NanoCpus), and the original-name label. */
+static void test_engine_mapping(void **state)
+{
+	char dir[] = "/tmp/te-plan-XXXXXX";
+	te_autofree char *path = NULL;
+	char *cfiles[2] = {NULL, NULL};
+	struct te_err err = {0};
+	struct svc_project *p;
+	struct svc_plan *plan;
+	te_autojson cJSON *body = NULL;
+	te_autojson cJSON *vol = NULL;
+	te_autojson cJSON *net = NULL;
+	te_autofree char *text = NULL;
+	te_autofree char *rm = NULL;
+	FILE *f;
+	int ports[4] = {20001, 0, 0, 0};
+
+	assert_non_null(mkdtemp(dir));
+	path = xasprintf("%s/compose.yaml", dir);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fputs(
+	    "services:\n  app:\n    image: x\n    mem_limit: 256m\n    cpus: 1.5\n    pids_limit: 64\n"
+	    "    shm_size: 64m\n    cap_add: [CHOWN]\n    cap_drop: [ALL]\n    read_only: true\n"
+	    "    security_opt: [\"no-new-privileges:true\"]\n    init: true\n    restart: on-failure:3\n"
+	    "    stop_signal: SIGINT\n    stop_grace_period: 1m30s\n    extra_hosts: [\"h:10.0.0.1\"]\n"
+	    "    tmpfs: [\"/run:size=1m\"]\n    ports: [\"80\"]\n    volumes:\n      - type: tmpfs\n"
+	    "        target: /t\n        tmpfs: {size: 1k}\n      - d:/d:nocopy\n"
+	    "    healthcheck:\n      test: [\"CMD\", \"true\"]\n      interval: 1m30s\n      timeout: 500ms\n"
+	    "      retries: 4\n      start_period: 2s\n"
+	    "    networks:\n      n:\n        aliases: [a1]\nvolumes:\n  d:\n    name: fixed-d\n"
+	    "    driver_opts: {type: tmpfs}\nnetworks:\n  n:\n    name: fixed-n\n    internal: true\n"
+	    "    ipam:\n      config:\n        - subnet: 10.9.0.0/24\n",
+	    f);
+	fclose(f);
+	cfiles[0] = path;
+	p = svc_load(cfiles, &err);
+	if (!p)
+		fail_msg("%s", err.msg);
+	plan = svc_plan_build(p, "t1", "abcd", &err);
+	assert_non_null(plan);
+	body = svc_plan_container_body(plan, &plan->containers[0], ports);
+	text = cJSON_PrintUnformatted(body);
+	assert_non_null(strstr(text, "\"Memory\":268435456"));
+	assert_non_null(strstr(text, "\"NanoCpus\":1500000000"));
+	assert_non_null(strstr(text, "\"PidsLimit\":64"));
+	assert_non_null(strstr(text, "\"ShmSize\":67108864"));
+	assert_non_null(strstr(text, "\"CapAdd\":[\"CHOWN\"],\"CapDrop\":[\"ALL\"]"));
+	assert_non_null(strstr(text, "\"SecurityOpt\":[\"no-new-privileges:true\"]"));
+	assert_non_null(strstr(text, "\"ReadonlyRootfs\":true"));
+	assert_non_null(strstr(text, "\"Init\":true"));
+	assert_non_null(strstr(text, "\"RestartPolicy\":{\"Name\":\"on-failure\",\"MaximumRetryCount\":3}"));
+	assert_non_null(strstr(text, "\"StopSignal\":\"SIGINT\",\"StopTimeout\":90"));
+	assert_non_null(strstr(text, "\"ExtraHosts\":[\"h:10.0.0.1\"]"));
+	assert_non_null(strstr(text, "\"Tmpfs\":{\"/run\":\"size=1m\",\"/t\":\"size=1024\"}"));
+	assert_non_null(strstr(text, "\"t1_d:/d:nocopy\""));
+	assert_non_null(strstr(text, "\"Healthcheck\":{\"Test\":[\"CMD\",\"true\"],\"Interval\":90000000000,"
+				     "\"Timeout\":500000000,\"StartPeriod\":2000000000,\"Retries\":4}"));
+	assert_non_null(strstr(text, "\"Aliases\":[\"app\",\"a1\"]"));
+	assert_non_null(strstr(text, "\"HostIp\":\"127.0.0.1\""));
+	vol = svc_plan_volume_body(plan, svc_plan_volume_by_key(plan, "d"));
+	assert_string_equal(cJSON_GetStringValue(cJSON_GetObjectItem(vol, "Name")), "t1_d");
+	assert_string_equal(cJSON_GetStringValue(cJSON_GetObjectItem(cJSON_GetObjectItem(vol, "Labels"),
+								     "io.taskenv.original-name")),
+			    "fixed-d");
+	assert_string_equal(
+	    cJSON_GetStringValue(cJSON_GetObjectItem(cJSON_GetObjectItem(vol, "DriverOpts"), "type")),
+	    "tmpfs");
+	net = svc_plan_network_body(plan, svc_plan_network_by_key(plan, "n"));
+	assert_string_equal(cJSON_GetStringValue(cJSON_GetObjectItem(net, "Name")), "t1_n");
+	assert_true(cJSON_IsTrue(cJSON_GetObjectItem(net, "Internal")));
+	assert_string_equal(
+	    cJSON_GetStringValue(cJSON_GetObjectItem(
+		cJSON_GetArrayItem(cJSON_GetObjectItem(cJSON_GetObjectItem(net, "IPAM"), "Config"), 0),
+		"Subnet")),
+	    "10.9.0.0/24");
+	svc_plan_free(plan);
+	svc_project_free(p);
+	rm = xasprintf("rm -rf '%s'", dir);
+	assert_int_equal(system(rm), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_names_and_order), cmocka_unit_test(test_container_body),
 	    cmocka_unit_test(test_mounts_body),	    cmocka_unit_test(test_network_volume_bodies),
 	    cmocka_unit_test(test_cycle),	    cmocka_unit_test(test_external_and_custom_networks),
-	    cmocka_unit_test(test_labels_match),
+	    cmocka_unit_test(test_labels_match),    cmocka_unit_test(test_engine_mapping),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# `taskenv check` without an engine: exit codes 0 / 1 / 2, the finding line
+# format, --format json, --allow, and an unknown exception name.
+set -uo pipefail
+TASKENV=$(realpath "${1:?usage: check_verb.sh TASKENV}")
+D=$(mktemp -d)
+trap 'rm -rf "$D"' EXIT
+fails=0
+expect() { # expect CODE DESCRIPTION -- CMD...
+	local code=$1 what=$2 rc=0
+	shift 3
+	OUT=$("$@" 2>&1) || rc=$?
+	if [ "$rc" != "$code" ]; then echo "FAIL $what: exit $rc, want $code: $OUT"; fails=$((fails + 1)); fi
+}
+has() { grep -qF -- "$2" <<<"$OUT" || { echo "FAIL $1: missing '$2' in: $OUT"; fails=$((fails + 1)); }; }
+
+printf 'services:\n  ok:\n    image: x\n' >"$D/clean.yaml"
+printf 'services:\n  web:\n    image: x\n    privileged: true\n    volumes:\n      - /etc:/e\n' >"$D/bad.yaml"
+printf 'services:\n  web:\n    image: [oops\n' >"$D/broken.yaml"
+
+expect 0 clean -- "$TASKENV" check -f "$D/clean.yaml"
+expect 1 findings -- "$TASKENV" check -f "$D/bad.yaml"
+has findings "$D/bad.yaml:4:5: web: privileged: privileged: true"
+has findings "$D/bad.yaml:6:9: web: volumes: bind of system path '/etc' (allow with 'bind-system')"
+[ "$(grep -c . <<<"$OUT")" = 2 ] || { echo "FAIL findings: want 2 lines: $OUT"; fails=$((fails + 1)); }
+expect 1 json -- "$TASKENV" check -f "$D/bad.yaml" --format json
+[ "$(jq -r '.[1].allow + " " + (.[1].line|tostring)' <<<"$OUT")" = "bind-system 6" ] ||
+	{ echo "FAIL json: $OUT"; fails=$((fails + 1)); }
+expect 0 allowed -- "$TASKENV" check -f "$D/bad.yaml" --allow privileged,bind-system
+expect 1 partly -- "$TASKENV" check -f "$D/bad.yaml" --allow privileged
+expect 2 unknown-allow -- "$TASKENV" check -f "$D/bad.yaml" --allow privilegd
+has unknown-allow "unknown exception 'privilegd'"
+expect 2 unreadable -- "$TASKENV" check -f "$D/missing.yaml"
+expect 2 broken -- "$TASKENV" check -f "$D/broken.yaml"
+has broken "$D/broken.yaml:4:1:"
+expect 0 config-yaml -- "$TASKENV" config -f "$D/bad.yaml" -t cfg
+has config-yaml "container_name: cfg-web-1"
+has config-yaml "privileged: true"
+echo "check_verb: $fails failed"
+[ $fails -eq 0 ]

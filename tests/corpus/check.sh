@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# The Compose corpus: `taskenv config --format json` on every tests/corpus/<name>/
+# must match its checked-in expected.json (and the loader's warnings its
+# expected.warnings, when there are any). No engine is needed.
+#   check.sh TASKENV            compare (ctest unit_corpus)
+#   check.sh TASKENV --update   rewrite the expected files after a deliberate change
+# Per directory: `files` lists the -f files in order (default compose.yaml),
+# `args` holds extra arguments (e.g. --profile debug), `env` KEY=VALUE lines
+# for the process environment. Absolute paths become @DIR@ so the expected
+# output holds from any clone path; the task name is always "corpus".
+set -uo pipefail
+
+TASKENV=$(realpath "${1:?usage: check.sh TASKENV [--update]}")
+UPDATE=${2:-}
+HERE=$(cd "$(dirname "$0")" && pwd)
+failed=0 n=0
+ERRS=$(mktemp)
+trap 'rm -f "$ERRS"' EXIT
+
+run_one() {
+	local dir=$1 args=() files=() envs=() f
+	if [ -f "$dir/files" ]; then mapfile -t files <"$dir/files"; else files=(compose.yaml); fi
+	for f in "${files[@]}"; do args+=(-f "$f"); done
+	if [ -f "$dir/args" ]; then read -ra extra <"$dir/args" && args+=("${extra[@]}"); fi
+	if [ -f "$dir/env" ]; then mapfile -t envs <"$dir/env"; fi
+	(cd "$dir" && env -i PATH="$PATH" HOME=/corpus-home "${envs[@]}" \
+		"$TASKENV" config -t corpus --format json "${args[@]}")
+}
+
+for dir in "$HERE"/*/; do
+	dir=${dir%/}
+	name=$(basename "$dir")
+	real=$(realpath "$dir")
+	n=$((n + 1))
+	out=$(run_one "$dir" 2>"$ERRS")
+	rc=$?
+	out=${out//$real/@DIR@}
+	warn=$(sed "s#$real#@DIR@#g" "$ERRS")
+	if [ $rc -ne 0 ]; then
+		echo "FAIL $name: taskenv config exited $rc: $warn" >&2
+		failed=$((failed + 1))
+		continue
+	fi
+	if [ "$UPDATE" = --update ]; then
+		printf '%s\n' "$out" >"$dir/expected.json"
+		if [ -n "$warn" ]; then printf '%s\n' "$warn" >"$dir/expected.warnings"; else rm -f "$dir/expected.warnings"; fi
+		continue
+	fi
+	if ! diff -u "$dir/expected.json" <(printf '%s\n' "$out") >&2; then
+		echo "FAIL $name: config differs from expected.json" >&2
+		failed=$((failed + 1))
+		continue
+	fi
+	exp_warn=$(cat "$dir/expected.warnings" 2>/dev/null)
+	if [ "$warn" != "$exp_warn" ]; then
+		diff -u <(printf '%s\n' "$exp_warn") <(printf '%s\n' "$warn") >&2
+		echo "FAIL $name: warnings differ from expected.warnings" >&2
+		failed=$((failed + 1))
+	fi
+done
+echo "corpus: $n files, $failed failed"
+[ "$n" -ge 25 ] || { echo "corpus: fewer than 25 entries" >&2; exit 1; }
+[ $failed -eq 0 ]

@@ -1,0 +1,306 @@
+# Issue 3: Compose coverage on the real engine, name scoping, the policy's
+# refusals, and depends_on health conditions.
+# shellcheck shell=bash
+
+# The corpus files that need only local images come up and go down.
+test_corpus_up_down() {
+	local src dir name task files=() f n_svc running i=0
+	for src in "$TE_ROOT"/tests/corpus/*/; do
+		[ -f "$src/up" ] || continue
+		name=$(basename "$src") task="corpus-up-$i" i=$((i + 1))
+		dir=$(mktemp -d "$WORK/corpus.XXXX")
+		cp -a "$src/." "$dir/"
+		files=()
+		if [ -f "$dir/files" ]; then
+			while read -r f; do files+=(-f "$dir/$f"); done <"$dir/files"
+		else files=(-f "$dir/compose.yaml"); fi
+		log "    $name as $task"
+		te up -t "$task" "${files[@]}" >"$WORK/up.log" 2>&1 || { cat "$WORK/up.log" >&2; fail "up of corpus $name"; }
+		n_svc=$(te config -t "$task" "${files[@]}" --format json 2>/dev/null | jq '.services | length')
+		running=$(api GET "/containers/json?filters=$(jq -rn --arg t "io.taskenv.task=$task" '{label:[$t]}|@uri')" | jq length)
+		# a job that ran to completion is not running any more
+		[ "$running" -ge $((n_svc - 1)) ] || fail "$name: $running of $n_svc containers running"
+		te down -t "$task" --volumes --timeout 2 >/dev/null
+		assert_eq "$(count_task_objects "$task")" "0" "(objects left by corpus $name)"
+	done
+	[ "$i" -ge 3 ] || fail "only $i corpus files were brought up"
+}
+
+# A fixed-name network is task-scoped; its name survives as a label only.
+test_fixed_name_network_scoped() {
+	local dir
+	dir=$(mktemp -d "$WORK/proj.XXXX")
+	cp -a "$TE_ROOT/tests/corpus/busybox-networks/." "$dir/"
+	te up -t fixnet -f "$dir/compose.yaml" >/dev/null 2>&1
+	assert_eq "$(api GET /networks/fixnet_inner | jq -r '.Labels["io.taskenv.original-name"]')" "fixed-inner-net"
+	assert_eq "$(api GET /networks/fixed-inner-net | jq -r '.Name // "absent"')" "absent" "(global name was created)"
+	# the container_name is an alias on the task's networks
+	api GET /containers/fixnet-front-1/json | jq -r '.NetworkSettings.Networks[].Aliases[]?' | grep -qx legacy-front ||
+		fail "container_name is not an alias of fixnet-front-1"
+	te down -t fixnet --volumes --timeout 2 >/dev/null
+	assert_eq "$(count_task_objects fixnet)" "0"
+}
+
+# ---- acceptance 3: two tasks, fixed names, their data their own ----
+
+fixed_data_file() {
+	cat >"$1/compose.yaml" <<'YAML'
+services:
+  store:
+    image: taskenv-test/busybox:1
+    container_name: store
+    command: ["sh", "-c", "touch /data/mark-$$MARK; ls /data; echo listed; trap 'exit 0' TERM; while :; do sleep 1; done"]
+    environment:
+      MARK: ${MARK}
+    volumes:
+      - data:/data
+    ports:
+      - "8080:80"
+    stop_grace_period: 1s
+volumes:
+  data:
+    name: shared-data
+YAML
+}
+
+container_log() {
+	curl -sS --unix-socket "$SOCK" "http://localhost/containers/$1/logs?stdout=1&stderr=1" | tr -d '\000-\010'
+}
+
+test_fixed_names_data_isolated() {
+	local dir pa pb
+	dir=$(mktemp -d "$WORK/proj.XXXX")
+	fixed_data_file "$dir"
+	MARK=a te up -t data-a -f "$dir/compose.yaml" >"$WORK/up-a.log" 2>&1 || { cat "$WORK/up-a.log" >&2; fail "up data-a"; }
+	MARK=b te up -t data-b -f "$dir/compose.yaml" >"$WORK/up-b.log" 2>&1 || { cat "$WORK/up-b.log" >&2; fail "up data-b"; }
+	pa=$(task_port data-a store 80) pb=$(task_port data-b store 80)
+	if [ -z "$pa" ] || [ -z "$pb" ] || [ "$pa" = "$pb" ]; then fail "ports not distinct: '$pa' '$pb'"; fi
+	wait_for 20 sh -c "curl -sS --unix-socket '$SOCK' 'http://localhost/containers/data-b-store-1/logs?stdout=1' | grep -q listed"
+	assert_contains "$(container_log data-a-store-1)" "mark-a"
+	assert_contains "$(container_log data-b-store-1)" "mark-b"
+	assert_not_contains "$(container_log data-b-store-1)" "mark-a"
+	assert_eq "$(api GET /volumes/data-a_data | jq -r '.Labels["io.taskenv.original-name"]')" "shared-data"
+	assert_eq "$(api GET /volumes/shared-data | jq -r '.Name // "absent"')" "absent" "(global volume name used)"
+	te down -t data-a --volumes --timeout 2 >/dev/null
+	assert_eq "$(api GET /volumes/data-a_data | jq -r '.Name // "absent"')" "absent"
+	assert_eq "$(api GET /volumes/data-b_data | jq -r .Name)" "data-b_data" "(down of data-a removed data-b's volume)"
+	assert_contains "$(te ps -t data-b)" "running"
+	te down -t data-b --volumes --timeout 2 >/dev/null
+	assert_eq "$(count_task_objects data-a)$(count_task_objects data-b)" "00"
+}
+
+# ---- acceptance 4: an external network is used, never owned ----
+
+test_external_network_survives() {
+	local dir net=te-ext-$$ id out rc=0
+	dir=$(mktemp -d "$WORK/proj.XXXX")
+	cat >"$dir/compose.yaml" <<YAML
+services:
+  app:
+    image: taskenv-test/busybox:1
+    command: ["sh", "-c", "trap 'exit 0' TERM; while :; do sleep 1; done"]
+    networks: [shared]
+networks:
+  shared:
+    external: true
+    name: $net
+YAML
+	# Missing: a clear error naming it, nothing left.
+	out=$(te up -t ext-a -f "$dir/compose.yaml" 2>&1) || rc=$?
+	[ "$rc" != 0 ] || fail "up with a missing external network succeeded"
+	assert_contains "$out" "external network '$net'"
+	te down -t ext-a >/dev/null 2>&1 || true
+	id=$(curl -sS --unix-socket "$SOCK" -H 'Content-Type: application/json' -d "{\"Name\":\"$net\"}" \
+		http://localhost/networks/create | jq -r .Id)
+	te up -t ext-a -f "$dir/compose.yaml" >/dev/null 2>&1
+	te up -t ext-b -f "$dir/compose.yaml" >/dev/null 2>&1
+	assert_eq "$(api GET "/networks/$net" | jq '.Containers | length')" "2"
+	te down -t ext-a --volumes --timeout 2 >/dev/null
+	te down -t ext-b --volumes --timeout 2 >/dev/null
+	assert_eq "$(api GET "/networks/$net" | jq -r .Id)" "$id" "(external network removed by down)"
+	api DELETE "/networks/$id" >/dev/null
+	assert_eq "$(count_task_objects ext-a)$(count_task_objects ext-b)" "00"
+}
+
+# ---- acceptance 5: depends_on service_healthy ----
+
+health_file() {
+	cat >"$1/compose.yaml" <<YAML
+services:
+  db:
+    image: taskenv-test/busybox:1
+    command: ["sh", "-c", "sleep $2; touch /tmp/ready; trap 'exit 0' TERM; while :; do sleep 1; done"]
+    healthcheck:
+      test: ["CMD-SHELL", "test -f /tmp/ready && echo ready || { echo not-ready-yet; exit 1; }"]
+      interval: 1s
+      timeout: 2s
+      retries: $3
+    stop_grace_period: 1s
+  app:
+    image: taskenv-test/busybox:1
+    command: ["sh", "-c", "trap 'exit 0' TERM; while :; do sleep 1; done"]
+    depends_on:
+      db:
+        condition: service_healthy
+    stop_grace_period: 1s
+YAML
+}
+
+test_depends_on_healthy_waits() {
+	local dir t0 t1
+	dir=$(mktemp -d "$WORK/proj.XXXX")
+	health_file "$dir" 3 30
+	t0=$(date +%s)
+	te up -t healthy -f "$dir/compose.yaml" >"$WORK/up.log" 2>&1 || { cat "$WORK/up.log" >&2; fail "up"; }
+	t1=$(date +%s)
+	[ $((t1 - t0)) -ge 3 ] || fail "up returned after $((t1 - t0)) s, before db could be healthy"
+	assert_eq "$(api GET /containers/healthy-db-1/json | jq -r .State.Health.Status)" "healthy"
+	# app was created only after db was healthy
+	local db_healthy app_created
+	app_created=$(api GET /containers/healthy-app-1/json | jq -r .Created)
+	db_healthy=$(api GET /containers/healthy-db-1/json | jq -r '[.State.Health.Log[] | select(.ExitCode == 0)][0].End')
+	[[ "$app_created" > "${db_healthy:0:19}" ]] || fail "app created at $app_created, db healthy at $db_healthy"
+	te down -t healthy --timeout 2 >/dev/null
+	assert_eq "$(count_task_objects healthy)" "0"
+}
+
+test_depends_on_never_healthy() {
+	local dir out rc=0
+	dir=$(mktemp -d "$WORK/proj.XXXX")
+	health_file "$dir" 100000 2
+	out=$(TASKENV_WAIT_TIMEOUT=40 te up -t unhealthy -f "$dir/compose.yaml" 2>&1) || rc=$?
+	assert_eq "$rc" "1" "(exit of up: $out)"
+	assert_contains "$out" "service 'db'"
+	assert_contains "$out" "not-ready-yet"
+	assert_eq "$(api GET /containers/unhealthy-app-1/json | jq -r '.Id // "absent"')" "absent" "(app was created)"
+	assert_contains "$(te ps)" "unhealthy"
+	te down -t unhealthy --volumes --timeout 2 >/dev/null
+	assert_eq "$(count_task_objects unhealthy)" "0"
+	assert_eq "$(te ps --json | jq '[.[] | select(.task == "unhealthy")] | length')" "0"
+}
+
+# ---- the policy: one test per refusal ----
+
+# refusal NAME ALLOW KEY LINE SNIPPET: a hostile compose.yaml whose service
+# "bad" holds SNIPPET (indented under the service, the first snippet line is
+# line 5) must be refused by check (exit 1) and up (exit 1, nothing created),
+# naming service, key and line; with --allow ALLOW check passes, up succeeds
+# and the ledger records the exception; down removes everything.
+refusal() {
+	local task=$1 allow=$2 key=$3 line=$4 snippet=$5 dir out rc=0 first=${2%%,*} json
+	json=$(jq -cn --arg a "$allow" '$a | split(",")')
+	dir=$(mktemp -d "$WORK/pol.XXXX")
+	mkdir -p "$dir/data"
+	(cd "$dir" && eval "${REFUSAL_PREP:-}")
+	{
+		printf 'services:\n  bad:\n    image: taskenv-test/busybox:1\n'
+		printf '    command: ["sh", "-c", "trap %s TERM; while :; do sleep 1; done"]\n' "'exit 0'"
+		printf '%s\n' "$snippet" | sed 's/^/    /'
+		printf '    stop_grace_period: 1s\n'
+	} >"$dir/compose.yaml"
+	out=$(te check -f "$dir/compose.yaml" 2>&1) || rc=$?
+	assert_eq "$rc" "1" "(check exit: $out)"
+	assert_contains "$out" "$dir/compose.yaml:$line:"
+	assert_contains "$out" ": bad: $key: "
+	assert_contains "$out" "allow with '$first'"
+	rc=0
+	out=$(te up -t "$task" -f "$dir/compose.yaml" 2>&1) || rc=$?
+	assert_eq "$rc" "1" "(up exit: $out)"
+	assert_contains "$out" "refused"
+	assert_contains "$out" "$dir/compose.yaml:$line:"
+	assert_contains "$out" ": bad: $key: "
+	assert_eq "$(count_task_objects "$task")" "0" "(up created something before refusing)"
+	te check -f "$dir/compose.yaml" --allow "$allow" >/dev/null || fail "check still refuses with --allow $allow"
+	rc=0
+	te up -t "$task" -f "$dir/compose.yaml" --allow "$allow" >"$WORK/up.log" 2>&1 || rc=$?
+	if [ $rc -ne 0 ] && [ -n "${REFUSAL_ENGINE_MAY_FAIL:-}" ] &&
+		grep -q "operation not permitted" "$WORK/up.log" && ! grep -q refused "$WORK/up.log" &&
+		[ "$(api GET "/containers/$task-bad-1/json" | jq -r "$REFUSAL_ENGINE_MAY_FAIL")" = true ]; then
+		# The policy let it through and the engine got the request as written;
+		# this sandbox's own capability bounding set is what refuses it.
+		log "    (engine could not start it here: $(tail -1 "$WORK/up.log"))"
+	elif [ $rc -ne 0 ]; then
+		cat "$WORK/up.log" >&2
+		fail "up with --allow $allow"
+	fi
+	assert_eq "$(sqlite3 "$TASKENV_STATE" "select allow from tasks where name = '$task'")" "$json"
+	te down -t "$task" --volumes --timeout 2 >/dev/null
+	assert_eq "$(count_task_objects "$task")" "0"
+}
+
+test_refuse_engine_socket() { refusal pol-sock engine-socket volumes 5 "volumes: [\"$SOCK:/var/run/docker.sock\"]"; }
+test_refuse_engine_socket_parent() { refusal pol-sockdir engine-socket volumes 5 "volumes: [\"$(dirname "$SOCK"):/engine\"]"; }
+test_refuse_privileged() {
+	REFUSAL_ENGINE_MAY_FAIL=.HostConfig.Privileged refusal pol-priv privileged privileged 5 "privileged: true"
+}
+test_refuse_network_host() { refusal pol-net host-network network_mode 5 "network_mode: host"; }
+test_refuse_pid_host() { refusal pol-pid host-pid pid 5 "pid: host"; }
+test_refuse_ipc_host() { refusal pol-ipc host-ipc ipc 5 "ipc: host"; }
+test_refuse_userns_host() { refusal pol-userns host-userns userns_mode 5 "userns_mode: host"; }
+test_refuse_uts_host() { refusal pol-uts host-uts uts 5 "uts: host"; }
+test_refuse_devices() { refusal pol-dev devices devices 5 "devices: [\"/dev/null:/dev/extra-null\"]"; }
+test_refuse_cap_sys_admin() { refusal pol-capsa cap:SYS_ADMIN cap_add 5 "cap_add: [SYS_ADMIN]"; }
+test_refuse_cap_sys_ptrace() { refusal pol-cappt cap:SYS_PTRACE cap_add 5 "cap_add: [CAP_SYS_PTRACE]"; }
+test_refuse_cap_net_admin() { refusal pol-capna cap:NET_ADMIN cap_add 5 "cap_add: [NET_ADMIN]"; }
+test_refuse_cap_sys_module() { refusal pol-capsm cap:SYS_MODULE cap_add 5 "cap_add: [SYS_MODULE]"; }
+test_refuse_cap_all() {
+	REFUSAL_ENGINE_MAY_FAIL='.HostConfig.CapAdd | index("ALL") != null' refusal pol-capall cap:ALL cap_add 5 "cap_add: [ALL]"
+}
+test_refuse_seccomp_unconfined() { refusal pol-seccomp seccomp-unconfined security_opt 5 "security_opt: [\"seccomp=unconfined\"]"; }
+test_refuse_apparmor_unconfined() { refusal pol-apparmor apparmor-unconfined security_opt 5 "security_opt: [\"apparmor:unconfined\"]"; }
+test_refuse_label_disable() { refusal pol-label label-disable security_opt 5 "security_opt: [\"label=disable\"]"; }
+# / holds the engine socket too: both exceptions are needed.
+test_refuse_bind_root() { refusal pol-root bind-system,engine-socket volumes 6 "volumes:
+  - /:/host:ro"; }
+test_refuse_bind_etc() { refusal pol-etc bind-system volumes 6 "volumes:
+  - /etc:/host-etc:ro"; }
+test_refuse_bind_sys_dotdot() { refusal pol-proc bind-system volumes 5 "volumes: [\"/proc/self/../..//sys:/hostsys:ro\"]"; }
+test_refuse_bind_home() { HOME=$WORK/home-$$ && mkdir -p "$HOME" && export HOME && refusal pol-home bind-home volumes 5 "volumes: [\"~:/home-dir:ro\"]"; }
+test_refuse_bind_credentials() {
+	HOME=$WORK/home-$$ && mkdir -p "$HOME/.ssh" && export HOME
+	refusal pol-cred bind-credentials volumes 5 "volumes: [\"~/.ssh:/keys:ro\"]"
+}
+test_refuse_bind_outside_project() {
+	REFUSAL_PREP="mkdir -p ../sibling-$$" refusal pol-out bind-outside-project volumes 5 "volumes: [\"../sibling-$$:/up:ro\"]"
+}
+test_refuse_bind_symlink_escape() {
+	# ./data/link points outside the project: judged after realpath
+	local target=$WORK/outside-$$
+	mkdir -p "$target"
+	REFUSAL_PREP="ln -s $target data/link" refusal pol-link bind-outside-project volumes 5 "volumes: [\"./data/link:/x:ro\"]"
+}
+test_refuse_public_port() { refusal pol-port public-port ports 5 "ports: [\"0.0.0.0:8080:80\"]"; }
+
+# The file's own x-taskenv.allow grants the exception (and is recorded).
+test_allow_in_file() {
+	local dir
+	dir=$(mktemp -d "$WORK/pol.XXXX")
+	cat >"$dir/compose.yaml" <<'YAML'
+x-taskenv:
+  allow: [host-pid]
+services:
+  bad:
+    image: taskenv-test/busybox:1
+    command: ["sh", "-c", "trap 'exit 0' TERM; while :; do sleep 1; done"]
+    pid: host
+    stop_grace_period: 1s
+YAML
+	te check -f "$dir/compose.yaml" >/dev/null || fail "check refuses what x-taskenv.allow grants"
+	te up -t pol-file -f "$dir/compose.yaml" >/dev/null 2>&1 || fail "up refuses what x-taskenv.allow grants"
+	assert_eq "$(sqlite3 "$TASKENV_STATE" "select allow from tasks where name = 'pol-file'")" '["host-pid"]'
+	assert_eq "$(api GET /containers/pol-file-bad-1/json | jq -r .HostConfig.PidMode)" "host"
+	te down -t pol-file --timeout 2 >/dev/null
+	assert_eq "$(count_task_objects pol-file)" "0"
+}
+
+# Defaults when the file is silent reach the engine.
+test_policy_defaults_applied() {
+	local dir hc
+	dir=$(mktemp -d "$WORK/pol.XXXX")
+	printf 'services:\n  a:\n    image: taskenv-test/busybox:1\n    command: ["sleep", "1"]\n' >"$dir/compose.yaml"
+	TASKENV_DEFAULT_MEMORY=300m te up -t pol-dflt -f "$dir/compose.yaml" >/dev/null 2>&1
+	hc=$(api GET /containers/pol-dflt-a-1/json | jq -c '.HostConfig | [.Memory, .NanoCpus, .PidsLimit, (.SecurityOpt | index("no-new-privileges:true") != null or index("no-new-privileges") != null)]')
+	assert_eq "$hc" "[314572800,2000000000,1024,true]"
+	te down -t pol-dflt --timeout 2 >/dev/null
+	assert_eq "$(count_task_objects pol-dflt)" "0"
+}

@@ -1,0 +1,406 @@
+/* The policy: every refusal, table-driven, with its location and exception
+ * name; exceptions from the file and from the caller; bind sources judged
+ * after realpath; the defaults and their variables. Also Compose durations
+ * and byte sizes, and the merge of several files (services/merge.c). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include "common/err.h"
+#include "common/mem.h"
+#include "services/compose.h"
+#include "services/load.h"
+#include "services/policy.h"
+
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static char tmpdir[PATH_MAX];
+
+static int setup(void **state)
+{
+	char tmpl[] = "/tmp/te-policy-XXXXXX";
+
+	assert_non_null(mkdtemp(tmpl));
+	assert_non_null(realpath(tmpl, tmpdir));
+	setenv("HOME", tmpdir, 1);
+	unsetenv("DOCKER_HOST");
+	unsetenv("CONTAINER_HOST");
+	unsetenv("XDG_RUNTIME_DIR");
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	char cmd[PATH_MAX + 16];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
+	return system(cmd) == 0 ? 0 : -1;
+}
+
+/* Write DIR/NAME under tmpdir (DIR created) and return the owned path. */
+static char *write_in(const char *dir, const char *name, const char *text)
+{
+	char *d = xasprintf("%s/%s", tmpdir, dir);
+	char *path = xasprintf("%s/%s", d, name);
+	char *cmd = xasprintf("mkdir -p '%s'", d);
+	FILE *f;
+
+	assert_int_equal(system(cmd), 0);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+	free(cmd);
+	free(d);
+	return path;
+}
+
+static struct svc_project *load_text(const char *dir, const char *text)
+{
+	te_autofree char *path = write_in(dir, "compose.yaml", text);
+	char *files[] = {path, NULL};
+	struct te_err err = {0};
+	struct svc_project *p = svc_load(files, &err);
+
+	if (!p)
+		fail_msg("load: %s", err.msg);
+	return p;
+}
+
+struct refusal {
+	const char *snippet; /* lines under services.s (4-space indent added), first at line 4 */
+	const char *allow;   /* the exception it needs, NULL when it must pass */
+	const char *key;
+	int line;
+};
+
+static const struct refusal refusals[] = {
+    {"privileged: true", "privileged", "privileged", 4},
+    {"privileged: false", NULL, NULL, 0},
+    {"network_mode: host", "host-network", "network_mode", 4},
+    {"network_mode: none", NULL, NULL, 0},
+    {"pid: host", "host-pid", "pid", 4},
+    {"ipc: host", "host-ipc", "ipc", 4},
+    {"ipc: shareable", NULL, NULL, 0},
+    {"userns_mode: host", "host-userns", "userns_mode", 4},
+    {"uts: host", "host-uts", "uts", 4},
+    {"devices: [\"/dev/fuse\"]", "devices", "devices", 4},
+    {"cap_add: [SYS_ADMIN]", "cap:SYS_ADMIN", "cap_add", 4},
+    {"cap_add: [cap_sys_ptrace]", "cap:SYS_PTRACE", "cap_add", 4},
+    {"cap_add: [NET_ADMIN]", "cap:NET_ADMIN", "cap_add", 4},
+    {"cap_add: [SYS_MODULE]", "cap:SYS_MODULE", "cap_add", 4},
+    {"cap_add: [ALL]", "cap:ALL", "cap_add", 4},
+    {"cap_add: [NET_BIND_SERVICE, CHOWN]", NULL, NULL, 0},
+    {"security_opt: [\"seccomp=unconfined\"]", "seccomp-unconfined", "security_opt", 4},
+    {"security_opt: [\"seccomp:unconfined\"]", "seccomp-unconfined", "security_opt", 4},
+    {"security_opt: [\"apparmor=unconfined\"]", "apparmor-unconfined", "security_opt", 4},
+    {"security_opt: [\"label:disable\"]", "label-disable", "security_opt", 4},
+    {"security_opt: [\"seccomp=./profile.json\", \"label=type:svirt_apache_t\"]", NULL, NULL, 0},
+    {"volumes: [\"/var/run/docker.sock:/var/run/docker.sock\"]", "engine-socket", "volumes", 4},
+    {"volumes:\n  - /run/podman/podman.sock:/s", "engine-socket", "volumes", 5},
+    {"volumes: [\"/etc:/host-etc:ro\"]", "bind-system", "volumes", 4},
+    {"volumes: [\"/proc/sys:/x\"]", "bind-system", "volumes", 4},
+    {"volumes: [\"/dev:/x\"]", "bind-system", "volumes", 4},
+    {"volumes: [\"/root/.cache:/x\"]", "bind-system", "volumes", 4},
+    {"volumes: [\"~:/home\"]", "bind-home", "volumes", 4},
+    {"volumes: [\"~/.ssh:/k\"]", "bind-credentials", "volumes", 4},
+    {"volumes: [\"~/.config/gcloud/creds.json:/k\"]", "bind-credentials", "volumes", 4},
+    {"volumes: [\"~/.config:/k\"]", "bind-credentials", "volumes", 4},
+    {"volumes: [\"~/.git-credentials:/k\"]", "bind-credentials", "volumes", 4},
+    {"volumes: [\"../elsewhere:/x\"]", "bind-outside-project", "volumes", 4},
+    {"volumes: [\"./sub/../../elsewhere:/x\"]", "bind-outside-project", "volumes", 4},
+    {"volumes: [\"./data:/x\", \"./data/../data:/y\", \"named:/z\"]", NULL, NULL, 0},
+    {"ports: [\"0.0.0.0:80:80\"]", "public-port", "ports", 4},
+    {"ports:\n  - target: 80\n    host_ip: 192.168.1.5", "public-port", "ports", 5},
+    {"ports: [\"127.0.0.1:80:80\", \"80\", \"[::1]:81:81\"]", NULL, NULL, 0},
+};
+
+static void test_refusals(void **state)
+{
+	for (size_t i = 0; i < sizeof(refusals) / sizeof(refusals[0]); i++) {
+		const struct refusal *r = &refusals[i];
+		te_autofree char *dir = xasprintf("proj%zu", i);
+		te_autofree char *indented = NULL;
+		te_autofree char *text = NULL;
+		struct svc_project *p;
+		struct svc_finding *f = NULL;
+		size_t n = 0;
+		char *allow[] = {(char *)r->allow, NULL};
+
+		/* indent each snippet line by 4 */
+		{
+			te_autofree char *copy = xstrdup(r->snippet);
+			char *save = NULL;
+
+			indented = xstrdup("");
+			for (char *ln = strtok_r(copy, "\n", &save); ln; ln = strtok_r(NULL, "\n", &save)) {
+				char *next = xasprintf("%s    %s\n", indented, ln);
+
+				free(indented);
+				indented = next;
+			}
+		}
+		text = xasprintf("services:\n  s:\n    image: x\n%svolumes:\n  named:\n", indented);
+		p = load_text(dir, text);
+		svc_policy_check(p, NULL, &f, &n);
+		if (!r->allow && n)
+			fail_msg("case %zu (%s): unexpected finding: %s", i, r->snippet, f[0].reason);
+		if (r->allow) {
+			te_autofree char *line = NULL;
+
+			if (n != 1)
+				fail_msg("case %zu (%s): %zu findings", i, r->snippet, n);
+			line = svc_finding_format(&f[0]);
+			assert_string_equal(f[0].allow, r->allow);
+			assert_string_equal(f[0].key, r->key);
+			assert_string_equal(f[0].service, "s");
+			if (f[0].loc.line != r->line)
+				fail_msg("case %zu: line %d, want %d: %s", i, f[0].loc.line, r->line, line);
+			assert_non_null(strstr(line, "compose.yaml:"));
+			svc_findings_free(f, n);
+			/* the same file passes once the exception is granted */
+			svc_policy_check(p, allow, &f, &n);
+			assert_int_equal(n, 0);
+		}
+		svc_findings_free(f, n);
+		svc_project_free(p);
+	}
+}
+
+static void test_allow_in_file_and_validate(void **state)
+{
+	struct svc_project *p = load_text("allowfile", "x-taskenv:\n  allow: [privileged]\n"
+						       "services:\n  s:\n    image: x\n    privileged: true\n"
+						       "    pid: host\n");
+	struct svc_finding *f = NULL;
+	size_t n = 0;
+	struct te_err err = {0};
+	char *bad[] = {(char *)"privilegd", NULL};
+
+	svc_policy_check(p, NULL, &f, &n);
+	assert_int_equal(n, 1);
+	assert_string_equal(f[0].allow, "host-pid");
+	assert_int_equal(f[0].loc.line, 7);
+	assert_int_equal(f[0].loc.col, 5);
+	svc_findings_free(f, n);
+	assert_int_equal(svc_policy_validate(p, NULL, &err), 0);
+	assert_int_equal(svc_policy_validate(p, bad, &err), -1);
+	assert_int_equal(err.code, TE_E_USAGE);
+	assert_non_null(strstr(err.msg, "privilegd"));
+	svc_project_free(p);
+	p = load_text("allowbad", "x-taskenv:\n  allow: [everything]\nservices:\n  s:\n    image: x\n");
+	assert_int_equal(svc_policy_validate(p, NULL, &err), -1);
+	assert_int_equal(err.code, TE_E_COMPOSE);
+	svc_project_free(p);
+}
+
+/* A symlink inside the project pointing out of it is judged by its target;
+ * several exposures of one bind are several findings. */
+static void test_symlink_and_multiple(void **state)
+{
+	te_autofree char *outside = xasprintf("%s/outside", tmpdir);
+	te_autofree char *link = xasprintf("%s/symproj/data", tmpdir);
+	te_autofree char *ssh = xasprintf("%s/.ssh", tmpdir);
+	struct svc_project *p = load_text("symproj", "services:\n  s:\n    image: x\n    volumes:\n"
+						     "      - ./data/sub:/d\n      - /:/host\n");
+	struct svc_finding *f = NULL;
+	size_t n = 0;
+	char *some[] = {(char *)"bind-system", NULL};
+
+	assert_int_equal(mkdir(outside, 0700), 0);
+	assert_int_equal(mkdir(ssh, 0700), 0);
+	assert_int_equal(symlink(outside, link), 0);
+	svc_policy_check(p, NULL, &f, &n);
+	/* ./data/sub -> outside/sub; / -> engine-socket? (no socket here), system */
+	assert_true(n >= 2);
+	assert_string_equal(f[0].allow, "bind-outside-project");
+	assert_non_null(strstr(f[0].reason, outside));
+	assert_int_equal(f[0].loc.line, 5);
+	svc_findings_free(f, n);
+	svc_policy_check(p, some, &f, &n);
+	for (size_t i = 0; i < n; i++)
+		assert_string_not_equal(f[i].allow, "bind-system");
+	svc_findings_free(f, n);
+	svc_project_free(p);
+}
+
+/* The socket named by DOCKER_HOST, and a directory holding one. */
+static void test_engine_socket_from_env(void **state)
+{
+	te_autofree char *sockdir = xasprintf("%s/engine", tmpdir);
+	te_autofree char *sock = xasprintf("unix://%s/engine/custom.sock", tmpdir);
+	te_autofree char *text =
+	    xasprintf("services:\n  s:\n    image: x\n    volumes: [\"%s:/e\"]\n", sockdir);
+	struct svc_project *p;
+	struct svc_finding *f = NULL;
+	size_t n = 0;
+
+	assert_int_equal(mkdir(sockdir, 0700), 0);
+	p = load_text("sockproj", text);
+	svc_policy_check(p, NULL, &f, &n);
+	assert_int_equal(n, 1);
+	assert_string_equal(f[0].allow, "bind-outside-project");
+	svc_findings_free(f, n);
+	setenv("DOCKER_HOST", sock, 1);
+	svc_policy_check(p, NULL, &f, &n);
+	unsetenv("DOCKER_HOST");
+	assert_int_equal(n, 1);
+	assert_string_equal(f[0].allow, "engine-socket");
+	svc_findings_free(f, n);
+	svc_project_free(p);
+}
+
+static void test_defaults(void **state)
+{
+	struct svc_project *p = load_text("dflt", "services:\n  a:\n    image: x\n  b:\n    image: x\n"
+						  "    mem_limit: 1g\n    cpus: 0.5\n    pids_limit: 10\n"
+						  "    security_opt: [\"no-new-privileges:false\"]\n");
+	struct svc_policy_defaults d;
+	struct te_err err = {0};
+
+	assert_int_equal(svc_policy_defaults_init(&d, &err), 0);
+	assert_int_equal(d.memory, 2LL << 30);
+	assert_true(d.cpus == 2);
+	assert_int_equal(d.pids, 1024);
+	assert_true(d.no_new_privileges);
+	svc_policy_apply_defaults(p, &d);
+	assert_int_equal(p->services[0].mem_limit, 2LL << 30);
+	assert_int_equal(p->services[0].pids_limit, 1024);
+	assert_string_equal(p->services[0].security_opt[0], "no-new-privileges:true");
+	assert_int_equal(p->services[1].mem_limit, 1LL << 30);
+	assert_true(p->services[1].cpus == 0.5);
+	assert_int_equal(p->services[1].pids_limit, 10);
+	assert_null(p->services[1].security_opt[1]);
+	svc_project_free(p);
+	setenv("TASKENV_DEFAULT_MEMORY", "512m", 1);
+	setenv("TASKENV_DEFAULT_PIDS", "0", 1);
+	setenv("TASKENV_NO_NEW_PRIVILEGES", "0", 1);
+	assert_int_equal(svc_policy_defaults_init(&d, &err), 0);
+	assert_int_equal(d.memory, 512LL << 20);
+	assert_int_equal(d.pids, 0);
+	assert_false(d.no_new_privileges);
+	setenv("TASKENV_DEFAULT_MEMORY", "lots", 1);
+	assert_int_equal(svc_policy_defaults_init(&d, &err), -1);
+	assert_int_equal(err.code, TE_E_USAGE);
+	assert_non_null(strstr(err.msg, "TASKENV_DEFAULT_MEMORY"));
+	unsetenv("TASKENV_DEFAULT_MEMORY");
+	unsetenv("TASKENV_DEFAULT_PIDS");
+	unsetenv("TASKENV_NO_NEW_PRIVILEGES");
+}
+
+static void test_durations_and_sizes(void **state)
+{
+	static const struct {
+		const char *s;
+		long long ns;
+		bool ok;
+	} durs[] = {{"1m30s", 90000000000LL, true},
+		    {"1.5s", 1500000000LL, true},
+		    {"500ms", 500000000LL, true},
+		    {"10", 10000000000LL, true},
+		    {"1h", 3600000000000LL, true},
+		    {"2us", 2000, true},
+		    {"", 0, false},
+		    {"5 s", 0, false},
+		    {"-1s", 0, false},
+		    {"1x", 0, false}};
+	static const struct {
+		const char *s;
+		long long b;
+		bool ok;
+	} sizes[] = {{"1024", 1024, true},	{"512m", 512LL << 20, true},
+		     {"2g", 2LL << 30, true},	{"1gb", 1LL << 30, true},
+		     {"100K", 100 << 10, true}, {"1.5g", 3LL << 29, true},
+		     {"10b", 10, true},		{"", 0, false},
+		     {"2x", 0, false},		{"1bb", 0, false}};
+	long long v;
+
+	for (size_t i = 0; i < sizeof(durs) / sizeof(durs[0]); i++) {
+		v = 0;
+		if (svc_parse_duration(durs[i].s, &v) != durs[i].ok || (durs[i].ok && v != durs[i].ns))
+			fail_msg("duration '%s': got %lld", durs[i].s, v);
+	}
+	for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+		v = 0;
+		if (svc_parse_bytes(sizes[i].s, &v) != sizes[i].ok || (sizes[i].ok && v != sizes[i].b))
+			fail_msg("size '%s': got %lld", sizes[i].s, v);
+	}
+}
+
+/* Two files merged; profiles; references checked after the merge. */
+static void test_merge_and_profiles(void **state)
+{
+	te_autofree char *a = write_in("merge", "a.yaml",
+				       "services:\n  web:\n    image: w:1\n    ports: [\"80:80\"]\n"
+				       "    environment: {A: \"1\", B: \"2\"}\n    volumes: [\"./x:/x:ro\"]\n"
+				       "    cap_add: [CHOWN]\n  dbg:\n    image: d\n    profiles: [debug]\n");
+	te_autofree char *b =
+	    write_in("merge", "b.yaml",
+		     "services:\n  web:\n    image: w:2\n    ports: [\"80:80\", \"81:81\"]\n"
+		     "    environment: [B=3, C=4]\n    volumes: [\"./y:/x\"]\n    cap_add: [CHOWN, KILL]\n"
+		     "    depends_on: [db]\n    networks: [back]\n  db:\n    image: pg\n"
+		     "networks:\n  back: {}\n");
+	char *files[] = {a, b, NULL};
+	char *prof[] = {(char *)"debug", NULL};
+	struct te_err err = {0};
+	struct svc_project *p = svc_load(files, &err);
+	const struct svc_service *w;
+
+	if (!p)
+		fail_msg("%s", err.msg);
+	assert_int_equal(p->n_services, 2); /* dbg's profile is inactive */
+	w = svc_project_service(p, "web");
+	assert_string_equal(w->image, "w:2");
+	assert_int_equal(w->n_ports, 2);
+	assert_int_equal(w->n_environment, 3);
+	assert_string_equal(w->environment[1].value, "3");
+	assert_int_equal(w->n_mounts, 1);
+	assert_false(w->mounts[0].read_only);
+	assert_non_null(strstr(w->mounts[0].source, "/merge/y"));
+	assert_int_equal(te_strv_len(w->cap_add), 2);
+	assert_string_equal(w->depends_on[0], "db");
+	assert_string_equal(w->networks[0], "back");
+	svc_project_free(p);
+	p = svc_load_profiles(files, prof, &err);
+	assert_non_null(p);
+	assert_int_equal(p->n_services, 3);
+	svc_project_free(p);
+}
+
+/* Unknown keys are warnings with file:line:col, never errors. */
+static void test_warnings(void **state)
+{
+	struct svc_project *p =
+	    load_text("warn", "services:\n  s:\n    image: x\n    bogus: 1\n    logging: {}\n"
+			      "    x-mine: ok\nwhatever: 2\n");
+
+	assert_int_equal(te_strv_len(p->warnings), 3);
+	assert_non_null(strstr(p->warnings[0], "compose.yaml:7:1: unknown key whatever"));
+	assert_non_null(strstr(p->warnings[1], "compose.yaml:4:5: unknown key services.s.bogus"));
+	assert_non_null(strstr(p->warnings[2], "compose.yaml:5:5: services.s.logging is not supported"));
+	svc_project_free(p);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_refusals),
+	    cmocka_unit_test(test_allow_in_file_and_validate),
+	    cmocka_unit_test(test_symlink_and_multiple),
+	    cmocka_unit_test(test_engine_socket_from_env),
+	    cmocka_unit_test(test_defaults),
+	    cmocka_unit_test(test_durations_and_sizes),
+	    cmocka_unit_test(test_merge_and_profiles),
+	    cmocka_unit_test(test_warnings),
+	};
+
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
