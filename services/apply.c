@@ -1,6 +1,7 @@
 #include "services/apply.h"
 #include "services/compose.h"
 #include "services/plan.h"
+#include "services/settings.h"
 #include "engine/engine.h"
 #include "engine/connect.h"
 #include "state/ledger.h"
@@ -49,20 +50,29 @@ static int parse_port(const char *s, const char **end, int *out)
 
 int svc_up_opts_init(struct svc_up_opts *opts, struct te_err *err)
 {
-	const char *r = getenv("TASKENV_PORT_RANGE");
-	const char *p;
+	struct svc_settings st;
+	const char *r, *p;
+	int rc = 0;
 
 	memset(opts, 0, sizeof(*opts));
 	opts->port_lo = PORT_LO_DEFAULT;
 	opts->port_hi = PORT_HI_DEFAULT;
-	if (!r || !*r)
-		return 0;
-	if (parse_port(r, &p, &opts->port_lo) < 0 || *p != '-' || parse_port(p + 1, &p, &opts->port_hi) < 0 ||
-	    *p || opts->port_lo > opts->port_hi)
-		return te_err_set(
+	if (svc_settings_load(&st, err) < 0) {
+		svc_settings_release(&st);
+		return -1;
+	}
+	r = svc_settings_get(&st, "port_range");
+	if (r && *r &&
+	    (parse_port(r, &p, &opts->port_lo) < 0 || *p != '-' ||
+	     parse_port(p + 1, &p, &opts->port_hi) < 0 || *p || opts->port_lo > opts->port_hi))
+		rc = te_err_set(
 		    err, TE_E_USAGE,
-		    "invalid TASKENV_PORT_RANGE '%s': expected LO-HI with 1 <= LO <= HI <= 65535", r);
-	return 0;
+		    "invalid %s '%s' (port_range, from the %s): expected LO-HI with 1 <= LO <= HI <= 65535",
+		    strcmp(svc_settings_source(&st, "port_range"), "config file") == 0 ? "port_range"
+										       : "TASKENV_PORT_RANGE",
+		    r, svc_settings_source(&st, "port_range"));
+	svc_settings_release(&st);
+	return rc;
 }
 
 /* Ours means: this task, in this ledger. Labels are the cross-check; the

@@ -1,0 +1,121 @@
+/* taskenv exec: run a command in a service's running container through the
+ * Engine exec API; the command's exit status is ours. */
+#include "cmd/cmd.h"
+#include "engine/stream.h"
+#include "services/ops.h"
+#include "common/mem.h"
+
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+static void exec_help(void)
+{
+	printf(
+	    "usage: taskenv exec [-t TASK] [-u USER] [-w DIR] [-e K=V]... [-T] SERVICE [--] CMD [ARG...]\n\n"
+	    "Run CMD in the running container of SERVICE (docker compose exec). The exit\n"
+	    "status is CMD's own (126/127 when it cannot be run).\n"
+	    "stdin is not forwarded in this version; output is not interleaved with a TTY.\n\n"
+	    "  -t, --task TASK     task name (default: $TASKENV_TASK, else the git branch)\n"
+	    "  -u, --user USER     run as USER (name or uid[:gid])\n"
+	    "  -w, --workdir DIR   working directory inside the container\n"
+	    "  -e, --env K=V       set a variable (repeatable)\n"
+	    "  -T, --no-TTY        no pseudo-terminal (the default in this version)\n"
+	    "      --privileged    extended privileges for the command\n");
+}
+
+struct exec_args {
+	const char *task;
+	struct engine_exec_opts eo;
+	char **env; /* owned */
+	const char *service;
+};
+
+static int parse(struct exec_args *a, int argc, char **argv)
+{
+	static const struct option opts[] = {
+	    {"task", required_argument, NULL, 't'},    {"user", required_argument, NULL, 'u'},
+	    {"workdir", required_argument, NULL, 'w'}, {"env", required_argument, NULL, 'e'},
+	    {"no-TTY", no_argument, NULL, 'T'},	       {"privileged", no_argument, NULL, 'P'},
+	    {"help", no_argument, NULL, 'h'},	       {NULL, 0, NULL, 0},
+	};
+	int c;
+
+	while ((c = getopt_long(argc, argv, "+t:u:w:e:Th", opts, NULL)) != -1) {
+		switch (c) {
+		case 't': a->task = optarg; break;
+		case 'u': a->eo.user = optarg; break;
+		case 'w': a->eo.workdir = optarg; break;
+		case 'e':
+			if (!strchr(optarg, '='))
+				return -1;
+			a->env = te_strv_push(a->env, xstrdup(optarg));
+			break;
+		case 'T': a->eo.tty = false; break;
+		case 'P': a->eo.privileged = true; break;
+		case 'h': exec_help(); return 1;
+		default: return -1;
+		}
+	}
+	if (optind >= argc)
+		return -1;
+	a->service = argv[optind++];
+	if (optind < argc && strcmp(argv[optind], "--") == 0)
+		optind++;
+	if (optind >= argc)
+		return -1;
+	a->eo.cmd = argv + optind;
+	a->eo.env = a->env;
+	return 0;
+}
+
+static int write_out(void *ctx, int stream, const char *p, size_t n)
+{
+	FILE *f = stream == 2 ? stderr : stdout;
+
+	if (fwrite(p, 1, n, f) != n)
+		return -1;
+	return fflush(f) == 0 ? 0 : -1;
+}
+
+static int do_exec(struct te_ctx *ctx, struct exec_args *a, int *code, struct te_err *err)
+{
+	te_autofree char *task = NULL;
+	te_autofree char *exec_id = NULL;
+	struct engine *e = cmd_task_engine(ctx, a->task, &task, err);
+	char *svc[] = {(char *)a->service, NULL};
+	struct svc_container_ref *v = NULL;
+	size_t n = 0;
+	int rc;
+
+	if (!e || svc_task_containers(ctx->ledger, task, svc, false, &v, &n, err) < 0)
+		return -1;
+	rc = n ? engine_exec_create(e, v[0].id, &a->eo, &exec_id, err)
+	       : te_err_set(err, TE_E_USAGE, "service '%s' has no container", a->service);
+	svc_container_refs_free(v, n);
+	if (rc < 0)
+		return -1;
+	signal(SIGPIPE, SIG_IGN);
+	if (engine_exec_start(e, exec_id, a->eo.tty, write_out, NULL, err) < 0)
+		return -1;
+	return engine_exec_exit_code(e, exec_id, code, err);
+}
+
+int cmd_exec(struct te_ctx *ctx, int argc, char **argv)
+{
+	struct exec_args a = {0};
+	struct te_err err = {0};
+	int p = parse(&a, argc, argv), code = -1, rc;
+
+	if (p != 0) {
+		te_strv_free(a.env);
+		return p > 0 ? EXIT_OK : cmd_usage("exec", "expected SERVICE and a command");
+	}
+	rc = do_exec(ctx, &a, &code, &err);
+	te_strv_free(a.env);
+	if (rc < 0)
+		return cmd_fail("exec", &err);
+	return code < 0 ? EXIT_FAIL : code;
+}
