@@ -5,7 +5,11 @@
 #include "services/ops.h"
 #include "common/mem.h"
 
+#include <errno.h>
 #include <getopt.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <termios.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
@@ -31,6 +35,7 @@ struct exec_args {
 	struct engine_exec_opts eo;
 	char **env; /* owned */
 	const char *service;
+	bool no_tty;
 };
 
 static int parse(struct exec_args *a, int argc, char **argv)
@@ -53,7 +58,7 @@ static int parse(struct exec_args *a, int argc, char **argv)
 				return -1;
 			a->env = te_strv_push(a->env, xstrdup(optarg));
 			break;
-		case 'T': a->eo.tty = false; break;
+		case 'T': a->no_tty = true; break;
 		case 'P': a->eo.privileged = true; break;
 		case 'h': exec_help(); return 1;
 		default: return -1;
@@ -80,6 +85,46 @@ static int write_out(void *ctx, int stream, const char *p, size_t n)
 	return fflush(f) == 0 ? 0 : -1;
 }
 
+/* Forward stdin when it is a terminal, a pipe or a file: not /dev/null
+ * or a closed descriptor, which have nothing to give. */
+static bool stdin_usable(void)
+{
+	struct stat st;
+
+	if (isatty(STDIN_FILENO))
+		return true;
+	if (fstat(STDIN_FILENO, &st) < 0)
+		return false;
+	return S_ISFIFO(st.st_mode) || S_ISREG(st.st_mode) || S_ISSOCK(st.st_mode);
+}
+
+/* Raw mode for the TTY case, restored whatever happens. */
+static int with_tty(struct engine *e, const char *exec_id, struct te_err *err)
+{
+	struct termios saved, raw;
+	struct winsize ws = {0};
+	int rc;
+
+	if (tcgetattr(STDIN_FILENO, &saved) < 0)
+		return te_err_set(err, TE_E_IO, "tcgetattr: %s", strerror(errno));
+	ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws);
+	raw = saved;
+	cfmakeraw(&raw);
+	tcsetattr(STDIN_FILENO, TCSANOW, &raw);
+	rc = engine_exec_attach_sized(e, exec_id, STDIN_FILENO, ws.ws_row, ws.ws_col, write_out, NULL, err);
+	tcsetattr(STDIN_FILENO, TCSANOW, &saved);
+	return rc;
+}
+
+static int stream_io(struct engine *e, const struct exec_args *a, const char *exec_id, struct te_err *err)
+{
+	if (a->eo.tty)
+		return with_tty(e, exec_id, err);
+	if (a->eo.attach_stdin)
+		return engine_exec_attach(e, exec_id, false, STDIN_FILENO, write_out, NULL, err);
+	return engine_exec_start(e, exec_id, false, write_out, NULL, err);
+}
+
 static int do_exec(struct te_ctx *ctx, struct exec_args *a, int *code, struct te_err *err)
 {
 	te_autofree char *task = NULL;
@@ -92,13 +137,15 @@ static int do_exec(struct te_ctx *ctx, struct exec_args *a, int *code, struct te
 
 	if (!e || svc_task_containers(ctx->ledger, task, svc, false, &v, &n, err) < 0)
 		return -1;
+	a->eo.tty = isatty(STDIN_FILENO) && !a->no_tty;
+	a->eo.attach_stdin = a->eo.tty || stdin_usable();
 	rc = n ? engine_exec_create(e, v[0].id, &a->eo, &exec_id, err)
 	       : te_err_set(err, TE_E_USAGE, "service '%s' has no container", a->service);
 	svc_container_refs_free(v, n);
 	if (rc < 0)
 		return -1;
 	signal(SIGPIPE, SIG_IGN);
-	if (engine_exec_start(e, exec_id, a->eo.tty, write_out, NULL, err) < 0)
+	if (stream_io(e, a, exec_id, err) < 0)
 		return -1;
 	return engine_exec_exit_code(e, exec_id, code, err);
 }

@@ -330,7 +330,7 @@ int engine_exec_create(struct engine *e, const char *container, const struct eng
 	const char *id;
 
 	*id_out = NULL;
-	cJSON_AddBoolToObject(b, "AttachStdin", 0);
+	cJSON_AddBoolToObject(b, "AttachStdin", o->attach_stdin);
 	cJSON_AddBoolToObject(b, "AttachStdout", 1);
 	cJSON_AddBoolToObject(b, "AttachStderr", 1);
 	cJSON_AddBoolToObject(b, "Tty", o->tty);
@@ -364,6 +364,8 @@ int engine_exec_start(struct engine *e, const char *exec_id, bool tty, engine_ch
 	snprintf(what, sizeof(what), "start exec '%.64s'", exec_id);
 	s.what = what;
 	engine_demux_init(&s.dx, fn, ctx);
+	if (tty)
+		s.dx.mode = 2; /* a TTY's stream is raw, whatever its first byte */
 	if (stream_setup(&s, e, path,
 			 tty ? "{\"Detach\":false,\"Tty\":true}" : "{\"Detach\":false,\"Tty\":false}") < 0) {
 		stream_release(&s);

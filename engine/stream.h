@@ -65,6 +65,7 @@ struct engine_exec_opts {
 	const char *workdir; /* or NULL */
 	bool tty;	     /* Tty (then the output is one raw stream) */
 	bool privileged;
+	bool attach_stdin; /* AttachStdin + OpenStdin: for engine_exec_attach */
 };
 
 /* POST /containers/{id}/exec {AttachStdout, AttachStderr, Cmd, Env, User,
@@ -76,6 +77,23 @@ int engine_exec_create(struct engine *e, const char *container, const struct eng
  * goes to FN (demultiplexed). No stdin is sent. */
 int engine_exec_start(struct engine *e, const char *exec_id, bool tty, engine_chunk_fn fn, void *ctx,
 		      struct te_err *err);
+/* Interactive exec: POST /exec/{id}/start {"Detach": false, "Tty": TTY}
+ * with "Connection: Upgrade" / "Upgrade: tcp" on a connection of its own
+ * (CURLOPT_CONNECT_ONLY + curl_easy_send/recv, as curl's sendrecv example):
+ * after the engine's 101 (or 200) answer the connection carries the
+ * process's stdin one way and its output the other. Bytes read from IN_FD go
+ * to the process until IN_FD ends (then, without a TTY, our write side is shut
+ * so the process sees end of input); output goes to FN (demultiplexed
+ * without a TTY). Returns when the engine closes the connection (the process
+ * ended). The exec must have been created with AttachStdin. */
+int engine_exec_attach(struct engine *e, const char *exec_id, bool tty, int in_fd, engine_chunk_fn fn,
+		       void *ctx, struct te_err *err);
+/* The same with the TTY sized ROWS x COLS once the process started (0: as is). */
+int engine_exec_attach_sized(struct engine *e, const char *exec_id, int in_fd, int rows, int cols,
+			     engine_chunk_fn fn, void *ctx, struct te_err *err);
+/* POST /exec/{id}/resize?h=ROWS&w=COLS (TTY execs). */
+int engine_exec_resize(struct engine *e, const char *exec_id, int rows, int cols, struct te_err *err);
+
 /* GET /exec/{id}/json: *code = ExitCode (-1 while still running). */
 int engine_exec_exit_code(struct engine *e, const char *exec_id, int *code, struct te_err *err);
 
