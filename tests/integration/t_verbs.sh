@@ -98,6 +98,29 @@ test_exec_exit_status() {
 	te down -t ex --volumes --timeout 0 >/dev/null
 }
 
+# exec forwards a piped stdin (and its end), and gives a TTY when stdin is a
+# terminal (a pty from script(1)), none with -T; an interactive shell works.
+test_exec_stdin_and_tty() {
+	local rc=0 out
+	verbs_up et >/dev/null
+	out=$(echo piped-in | te exec -t et web sh -c 'cat; exit 4') || rc=$?
+	assert_eq "$rc" "4"
+	assert_eq "$out" "piped-in"
+	assert_eq "$(te exec -t et web sh -c 'cat; echo end' </dev/null)" "end"
+	rc=0
+	out=$(script -qec "$TASKENV exec -t et web sh -c 'tty; exit 5'" /dev/null) || rc=$?
+	assert_eq "$rc" "5"
+	assert_contains "$out" "/dev/pts/"
+	out=$(script -qec "$TASKENV exec -T -t et web sh -c 'tty || true'" /dev/null)
+	assert_contains "$out" "not a tty"
+	rc=0
+	# shellcheck disable=SC2016 # for the container's shell
+	out=$(printf 'echo typed-$((6*7))\nexit 6\n' | script -qec "$TASKENV exec -t et web sh" /dev/null) || rc=$?
+	assert_eq "$rc" "6"
+	assert_contains "$out" "typed-42"
+	te down -t et --volumes --timeout 0 >/dev/null
+}
+
 # run --rm: the one-off container is recorded, runs with the service's
 # volumes and environment, passes its status through, and leaves nothing.
 test_run_rm_leaves_nothing() {
