@@ -19,6 +19,8 @@ PACKAGES=(
 	postgresql-15 postgresql-client-15 rabbitmq-server
 	# tools
 	curl ca-certificates git shellcheck python3 jq
+	# man page rendering (man -l) and a pty for the progress/exec tests (script)
+	man-db groff-base bsdutils
 )
 
 missing() {
