@@ -21,12 +21,14 @@ static void exec_help(void)
 	    "usage: taskenv exec [-t TASK] [-u USER] [-w DIR] [-e K=V]... [-T] SERVICE [--] CMD [ARG...]\n\n"
 	    "Run CMD in the running container of SERVICE (docker compose exec). The exit\n"
 	    "status is CMD's own (126/127 when it cannot be run).\n"
-	    "stdin is not forwarded in this version; output is not interleaved with a TTY.\n\n"
+	    "With stdin and stdout on a terminal (and no -T) the command gets a TTY and the\n"
+	    "terminal goes raw; otherwise stdout and stderr stay apart. stdin is forwarded\n"
+	    "when it is a terminal, a pipe or a file (use </dev/null to keep it).\n\n"
 	    "  -t, --task TASK     task name (default: $TASKENV_TASK, else the git branch)\n"
 	    "  -u, --user USER     run as USER (name or uid[:gid])\n"
 	    "  -w, --workdir DIR   working directory inside the container\n"
 	    "  -e, --env K=V       set a variable (repeatable)\n"
-	    "  -T, --no-TTY        no pseudo-terminal (the default in this version)\n"
+	    "  -T, --no-TTY        no pseudo-terminal even on a terminal\n"
 	    "      --privileged    extended privileges for the command\n");
 }
 
@@ -137,7 +139,7 @@ static int do_exec(struct te_ctx *ctx, struct exec_args *a, int *code, struct te
 
 	if (!e || svc_task_containers(ctx->ledger, task, svc, false, &v, &n, err) < 0)
 		return -1;
-	a->eo.tty = isatty(STDIN_FILENO) && !a->no_tty;
+	a->eo.tty = isatty(STDIN_FILENO) && isatty(STDOUT_FILENO) && !a->no_tty;
 	a->eo.attach_stdin = a->eo.tty || stdin_usable();
 	rc = n ? engine_exec_create(e, v[0].id, &a->eo, &exec_id, err)
 	       : te_err_set(err, TE_E_USAGE, "service '%s' has no container", a->service);
