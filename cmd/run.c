@@ -67,6 +67,25 @@ static int parse(struct run_args *a, int argc, char **argv)
 	return 0;
 }
 
+static volatile sig_atomic_t interrupted;
+
+static void on_signal(int sig)
+{
+	interrupted = sig;
+}
+
+/* Ctrl-C or SIGTERM stops the one-off container (and --rm still removes
+ * it) instead of leaving it running behind us. */
+static void catch_signals(void)
+{
+	struct sigaction sa = {0};
+
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+}
+
 static int out_line(void *ctx, int stream, const char *line, size_t n)
 {
 	FILE *f = stream == 2 ? stderr : stdout;
@@ -88,11 +107,15 @@ int cmd_run(struct te_ctx *ctx, int argc, char **argv)
 		return p > 0 ? EXIT_OK : cmd_usage("run", "expected SERVICE [CMD...]");
 	}
 	a.ro.output = out_line;
+	a.ro.cancel = &interrupted;
 	signal(SIGPIPE, SIG_IGN);
+	catch_signals();
 	if (cmd_task_engine(ctx, a.task, &task, &err))
 		rc = svc_run(ctx->engine, ctx->ledger, task, &a.ro, &code, &name, &err);
 	te_strv_free(a.env);
 	if (rc < 0)
 		return cmd_fail("run", &err);
+	if (interrupted)
+		return 128 + interrupted; /* as a shell reports a command killed by the signal */
 	return code < 0 ? EXIT_FAIL : code;
 }

@@ -249,12 +249,14 @@ static int logs_add(struct engine *e, CURLM *m, struct log_src *ls, const char *
 }
 
 /* Run every transfer to its end, recording the first failure. */
-static int logs_drive(struct engine *e, CURLM *m, struct te_err *err)
+static int logs_drive(struct engine *e, CURLM *m, const volatile sig_atomic_t *cancel, struct te_err *err)
 {
 	int running = 1, rc = 0, left;
 	CURLMsg *msg;
 
 	while (running) {
+		if (cancel && *cancel)
+			return 0;
 		if (curl_multi_perform(m, &running) != CURLM_OK)
 			return te_err_set(err, TE_E_FAIL, "logs: curl_multi_perform failed");
 		while ((msg = curl_multi_info_read(m, &left))) {
@@ -295,7 +297,7 @@ int engine_logs(struct engine *e, char *const *ids, const struct engine_logs_opt
 			rc = te_err_set(err, TE_E_FAIL, "cannot set up the log stream of '%s'", ids[i]);
 	}
 	if (rc == 0)
-		rc = logs_drive(e, m, err);
+		rc = logs_drive(e, m, o->cancel, err);
 	for (size_t i = 0; i < n; i++) {
 		if (src[i].s.curl && m)
 			curl_multi_remove_handle(m, src[i].s.curl);

@@ -9,6 +9,7 @@
 #ifndef TASKENV_ENGINE_STREAM_H
 #define TASKENV_ENGINE_STREAM_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -48,6 +49,9 @@ struct engine_logs_opts {
 	bool follow;	 /* follow=1: until each container stops (or FN says stop) */
 	int tail;	 /* lines from the end of each log; < 0 means all */
 	bool timestamps; /* timestamps=1: each line starts with an RFC 3339 time */
+	/* When non-NULL and set non-zero (e.g. by a signal handler), the
+	 * transfers are abandoned within a second and engine_logs returns 0. */
+	const volatile sig_atomic_t *cancel;
 };
 
 /* GET /containers/{id}/logs?stdout=1&stderr=1&follow=&tail=&timestamps= for

@@ -325,7 +325,7 @@ static int run_line(void *ctx, size_t src, int stream, const char *line, size_t 
 
 static int run_attached(struct run *r, int *code, struct te_err *err)
 {
-	struct engine_logs_opts lo = {.follow = true, .tail = -1};
+	struct engine_logs_opts lo = {.follow = true, .tail = -1, .cancel = r->o->cancel};
 	char *ids[] = {r->id, NULL};
 
 	if (engine_container_start(r->e, r->id, err) < 0)
@@ -334,6 +334,9 @@ static int run_attached(struct run *r, int *code, struct te_err *err)
 	 * beginning loses nothing printed before we attached. */
 	if (engine_logs(r->e, ids, &lo, run_line, (void *)r->o, err) < 0)
 		return -1;
+	if (r->o->cancel && *r->o->cancel &&
+	    engine_container_stop(r->e, r->id, SVC_RUN_STOP_TIMEOUT_S, err) < 0)
+		return te_err_prefix(err, "stop container '%s': ", r->name);
 	return engine_container_wait(r->e, r->id, code, err);
 }
 

@@ -4,6 +4,7 @@
 #ifndef TASKENV_SERVICES_OPS_H
 #define TASKENV_SERVICES_OPS_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -47,6 +48,8 @@ int svc_lifecycle(struct engine *e, struct ledger *l, const char *task, char *co
  * STREAM is 1 or 2. */
 typedef int (*svc_output_fn)(void *ctx, int stream, const char *line, size_t n);
 
+#define SVC_RUN_STOP_TIMEOUT_S 10
+
 struct svc_run_opts {
 	const char *service;
 	char *const *cmd;    /* overrides the service's command; NULL keeps it */
@@ -54,6 +57,9 @@ struct svc_run_opts {
 	const char *user;    /* or NULL */
 	const char *workdir; /* or NULL */
 	bool rm;	     /* remove the container (and mark the row removed) afterwards */
+	/* Set (by a signal handler) to stop the container early: it is stopped
+	 * (SVC_RUN_STOP_TIMEOUT_S grace), then removed with RM as usual. */
+	const volatile sig_atomic_t *cancel;
 	svc_output_fn output;
 	void *output_ctx;
 };

@@ -49,7 +49,7 @@ test_logs_follow() {
 	local out pid
 	verbs_up lf >/dev/null
 	out="$WORK/lf.out"
-	te logs -t lf -f web >"$out" 2>&1 &
+	"$TASKENV" logs -t lf -f web >"$out" 2>&1 & # the process itself, to kill it by pid
 	pid=$!
 	wait_for 20 grep -q '^web-1 | tick 3$' "$out" || { kill "$pid"; cat "$out" >&2; fail "no 'tick 3' followed"; }
 	wait_for 10 grep -q '^web-1 | warn 3$' "$out" || { kill "$pid"; fail "stderr lines not followed"; }
@@ -145,6 +145,24 @@ test_run_rm_leaves_nothing() {
 	te down -t rr --volumes --timeout 0 >/dev/null
 	assert_eq "$(count_task_objects rr)" "0"
 	assert_eq "$(ledger_rows rr '%')" ""
+}
+
+# A run interrupted by SIGTERM (or Ctrl-C) stops its container, and --rm
+# still removes it: nothing is left running behind the caller.
+test_run_interrupted_cleans_up() {
+	local pid rc=0
+	verbs_up ri >/dev/null
+	# taskenv itself, not the te function's subshell, must get the signal
+	"$TASKENV" run -t ri --rm worker sh -c 'trap "exit 0" TERM; echo started; while true; do sleep 1; done' \
+		>"$WORK/ri.out" 2>&1 &
+	pid=$!
+	wait_for 20 grep -q started "$WORK/ri.out" || { kill "$pid"; fail "the one-off did not start"; }
+	kill -TERM "$pid"
+	wait "$pid" || rc=$?
+	assert_eq "$rc" "143"
+	assert_eq "$(engine_names containers com.docker.compose.oneoff=True | grep -c '^ri-' || true)" "0"
+	assert_eq "$(ledger_rows ri '%-run-%' | awk '{print $2}')" "removed"
+	te down -t ri --volumes --timeout 0 >/dev/null
 }
 
 # stop then start: the same containers, the same host port, the volume's data.
