@@ -21,6 +21,8 @@ PACKAGES=(
 	curl ca-certificates git shellcheck python3 sqlite3 jq
 	# fuzzing (scripts/fuzz.sh): clang 14 with its libFuzzer and sanitizer runtimes
 	libclang-rt-14-dev
+	# man page rendering (man -l) and a pty for the progress/exec tests (script)
+	man-db groff-base bsdutils
 )
 
 missing() {

@@ -4,11 +4,13 @@
 #define TASKENV_CMD_CMD_H
 
 #include <stdbool.h>
+#include <stdio.h>
 
 #include "common/err.h"
 
 struct engine;
 struct ledger;
+struct cJSON;
 
 /* Documented exit codes (taskenv --help, README). */
 enum {
@@ -22,6 +24,7 @@ struct te_ctx {
 	const char *host;	/* --host, borrowed from argv, or NULL */
 	const char *state_path; /* --state, or NULL */
 	bool verbose;		/* -v */
+	const char *progress;	/* --progress auto|tty|plain, or NULL (auto) */
 	struct ledger *ledger;	/* opened by main when the verb needs it */
 	struct engine *engine;	/* opened on demand by cmd_engine() */
 	char *engine_socket;	/* socket of ctx->engine, owned */
@@ -44,8 +47,26 @@ int cmd_fail(const char *verb, const struct te_err *err);
 /* Print usage problem "taskenv <verb>: <message>" + "try 'taskenv <verb> --help'"; returns EXIT_USAGE. */
 int cmd_usage(const char *verb, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
-/* The progress callback every verb uses: "  <kind> <name>: <what>" on stderr. */
+/* Progress (cmd/progress.c). Setup from --progress MODE (NULL = auto;
+ * "auto", "tty", "plain") and -v; returns -1 for an unknown MODE. The
+ * callback renders one step: plain " <kind> <name> <what>" lines, or a
+ * block of such lines rewritten in place on a terminal. */
+int cmd_progress_setup(const char *mode, bool verbose);
 void cmd_progress(void *ctx, const char *kind, const char *name, const char *what);
+void cmd_progress_release(void);
+/* Colour on F: a terminal, TERM is not "dumb" and NO_COLOR is unset/empty. */
+bool cmd_color_on(FILE *f);
+
+/* Resolve the task (FLAG, $TASKENV_TASK, git branch), check the ledger
+ * knows it and open the engine it lives on. *task_out owned. Borrowed
+ * engine, or NULL with *err set. */
+struct engine *cmd_task_engine(struct te_ctx *ctx, const char *flag, char **task_out, struct te_err *err);
+
+/* Print a cJSON document (borrowed) on stdout, indented, with a newline. */
+void cmd_print_json(const struct cJSON *doc);
+
+/* Every --json object carries this (README: "JSON output"). */
+#define CMD_JSON_SCHEMA_VERSION 1
 
 /* What up, config and check share: the Compose files (-f, repeatable;
  * default by Compose's file names in the current directory), --profile
@@ -70,5 +91,18 @@ int cmd_check(struct te_ctx *ctx, int argc, char **argv);
 int cmd_ps(struct te_ctx *ctx, int argc, char **argv);
 int cmd_down(struct te_ctx *ctx, int argc, char **argv);
 int cmd_env(struct te_ctx *ctx, int argc, char **argv);
+int cmd_logs(struct te_ctx *ctx, int argc, char **argv);
+int cmd_exec(struct te_ctx *ctx, int argc, char **argv);
+int cmd_run(struct te_ctx *ctx, int argc, char **argv);
+int cmd_stop(struct te_ctx *ctx, int argc, char **argv);
+int cmd_start(struct te_ctx *ctx, int argc, char **argv);
+int cmd_restart(struct te_ctx *ctx, int argc, char **argv);
+int cmd_top(struct te_ctx *ctx, int argc, char **argv);
+int cmd_ls(struct te_ctx *ctx, int argc, char **argv);
+int cmd_version(struct te_ctx *ctx, int argc, char **argv);
+/* `taskenv settings` and `taskenv config --show-settings`. */
+int cmd_settings(struct te_ctx *ctx, int argc, char **argv);
+int cmd_settings_show(struct te_ctx *ctx, bool json);
+int cmd_agents_md(struct te_ctx *ctx, int argc, char **argv);
 
 #endif

@@ -1,6 +1,7 @@
 /* Helpers shared by the verbs: engine selection, error rendering. */
 #include "cmd/cmd.h"
 #include "engine/engine.h"
+#include "services/settings.h"
 #include "common/mem.h"
 #include "services/compose.h"
 #include "services/load.h"
@@ -18,9 +19,25 @@ bool cmd_engine_explicit(const struct te_ctx *ctx)
 	return ctx->host || (d && *d) || (c && *c);
 }
 
+/* The `engine` setting (config file or TASKENV_ENGINE), used only when
+ * nothing more explicit chose an engine. Owned in *KEEP. */
+static const char *default_engine(const struct te_ctx *ctx, char **keep)
+{
+	struct svc_settings s;
+	struct te_err ignored;
+
+	if (cmd_engine_explicit(ctx))
+		return NULL;
+	if (svc_settings_load(&s, &ignored) == 0 && *svc_settings_get(&s, "engine"))
+		*keep = xstrdup(svc_settings_get(&s, "engine"));
+	svc_settings_release(&s);
+	return *keep;
+}
+
 struct engine *cmd_engine(struct te_ctx *ctx, const char *recorded, struct te_err *err)
 {
 	te_autofree char *path = NULL;
+	te_autofree char *setting = NULL;
 
 	if (ctx->engine)
 		return ctx->engine;
@@ -28,7 +45,7 @@ struct engine *cmd_engine(struct te_ctx *ctx, const char *recorded, struct te_er
 	 * `down` finds its objects even when run from another shell. */
 	if (!cmd_engine_explicit(ctx) && recorded && *recorded)
 		path = xstrdup(recorded);
-	else if (engine_resolve_socket(ctx->host, &path, err) < 0)
+	else if (engine_resolve_socket(ctx->host ? ctx->host : default_engine(ctx, &setting), &path, err) < 0)
 		return NULL;
 	ctx->engine = engine_open(path, err);
 	if (!ctx->engine)
@@ -60,11 +77,6 @@ int cmd_usage(const char *verb, const char *fmt, ...)
 	va_end(ap);
 	fprintf(stderr, "\ntry 'taskenv %s%s--help'\n", verb, *verb ? " " : "");
 	return EXIT_USAGE;
-}
-
-void cmd_progress(void *ctx, const char *kind, const char *name, const char *what)
-{
-	fprintf(stderr, " %-9s %-32s %s\n", kind, name, what);
 }
 
 static char **push_split(char **v, const char *arg)

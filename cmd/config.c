@@ -18,17 +18,21 @@ struct config_opts {
 	struct cmd_compose compose;
 	const char *task;
 	bool json;
+	bool show_settings;
 };
 
 static void config_help(void)
 {
-	printf("usage: taskenv config [-f FILE]... [-t TASK] [--profile NAME]... [--format yaml|json]\n\n"
-	       "Print the Compose model as taskenv will run it: files merged, variables\n"
-	       "interpolated, profiles applied, default limits filled in, and every name\n"
-	       "scoped to the task (containers <task>-<service>-1, networks and volumes\n"
-	       "<task>_<key>; a fixed name: kept in the io.taskenv.original-name label; a\n"
-	       "container_name becomes a network alias). Host ports are allocated at 'up':\n"
-	       "the file's port is shown as x-published-hint. Default format: yaml.\n");
+	printf(
+	    "usage: taskenv config [-f FILE]... [-t TASK] [--profile NAME]... [--format yaml|json] [--json]\n"
+	    "       taskenv config --show-settings [--json]\n\n"
+	    "Print the Compose model as taskenv will run it: files merged, variables\n"
+	    "interpolated, profiles applied, default limits filled in, and every name\n"
+	    "scoped to the task (containers <task>-<service>-1, networks and volumes\n"
+	    "<task>_<key>; a fixed name: kept in the io.taskenv.original-name label; a\n"
+	    "container_name becomes a network alias). Host ports are allocated at 'up':\n"
+	    "the file's port is shown as x-published-hint. Default format: yaml.\n"
+	    "--show-settings prints taskenv's own settings instead (as 'taskenv settings').\n");
 }
 
 static int parse(struct config_opts *o, int argc, char **argv)
@@ -36,6 +40,7 @@ static int parse(struct config_opts *o, int argc, char **argv)
 	static const struct option opts[] = {
 	    {"file", required_argument, NULL, 'f'},    {"task", required_argument, NULL, 't'},
 	    {"profile", required_argument, NULL, 'P'}, {"format", required_argument, NULL, 'F'},
+	    {"json", no_argument, NULL, 'j'},	       {"show-settings", no_argument, NULL, 'S'},
 	    {"help", no_argument, NULL, 'h'},	       {NULL, 0, NULL, 0},
 	};
 	int c;
@@ -47,6 +52,10 @@ static int parse(struct config_opts *o, int argc, char **argv)
 			o->task = optarg;
 		} else if (c == 'F' && (strcmp(optarg, "json") == 0 || strcmp(optarg, "yaml") == 0)) {
 			o->json = strcmp(optarg, "json") == 0;
+		} else if (c == 'j') {
+			o->json = true;
+		} else if (c == 'S') {
+			o->show_settings = true;
 		} else if (c == 'h') {
 			config_help();
 			return 1;
@@ -94,6 +103,10 @@ int cmd_config(struct te_ctx *ctx, int argc, char **argv)
 	if (p != 0) {
 		cmd_compose_release(&o.compose);
 		return p > 0 ? EXIT_OK : cmd_usage("config", "bad arguments");
+	}
+	if (o.show_settings) {
+		cmd_compose_release(&o.compose);
+		return cmd_settings_show(ctx, o.json);
 	}
 	rc = run(&o, &err) < 0 ? cmd_fail("config", &err) : EXIT_OK;
 	cmd_compose_release(&o.compose);

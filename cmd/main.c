@@ -24,22 +24,35 @@ static const struct command commands[] = {
     {"up", cmd_up, NEED_LEDGER, "create and start the task's containers, networks and volumes"},
     {"ps", cmd_ps, NEED_LEDGER, "list tasks, or one task's resources with their live state"},
     {"down", cmd_down, NEED_LEDGER, "stop and remove exactly what the ledger says the task owns"},
-    {"env", cmd_env, NEED_LEDGER, "print the task's variables (ports) as shell assignments"},
     {"config", cmd_config, 0, "print the resolved Compose model with the names taskenv will create"},
     {"check", cmd_check, 0, "print what the policy refuses in the Compose file (exit 1 if anything)"},
+    {"env", cmd_env, NEED_LEDGER, "print the task's variables (ports): shell, dotenv or json"},
+    {"logs", cmd_logs, NEED_LEDGER, "show (and follow) the logs of the task's containers"},
+    {"exec", cmd_exec, NEED_LEDGER, "run a command in a service's container; its exit status is ours"},
+    {"run", cmd_run, NEED_LEDGER, "run a one-off container of a service (recorded in the ledger)"},
+    {"stop", cmd_stop, NEED_LEDGER, "stop the task's containers, keeping ports and volumes"},
+    {"start", cmd_start, NEED_LEDGER, "start the task's stopped containers again"},
+    {"restart", cmd_restart, NEED_LEDGER, "restart the task's containers"},
+    {"top", cmd_top, NEED_LEDGER, "show the processes in the task's containers"},
+    {"ls", cmd_ls, NEED_LEDGER, "list the tasks (as ps without -t)"},
+    {"version", cmd_version, 0, "show taskenv, engine and Engine API versions"},
+    {"settings", cmd_settings, 0, "show taskenv's settings and where each comes from"},
+    {"agents-md", cmd_agents_md, 0, "print the AGENTS.md isolation section for this machine"},
 };
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: taskenv [--host unix://PATH] [--state FILE] [-v] <verb> [<args>]\n\n"
-		   "Each task gets its own room: containers, networks, volumes and host ports\n"
-		   "scoped to the task, recorded in a ledger before they are created.\n\nverbs:\n");
+	fprintf(
+	    f, "usage: taskenv [--host unix://PATH] [--state FILE] [--progress MODE] [-v] <verb> [<args>]\n\n"
+	       "Each task gets its own room: containers, networks, volumes and host ports\n"
+	       "scoped to the task, recorded in a ledger before they are created.\n\nverbs:\n");
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
-		fprintf(f, "  %-6s %s\n", commands[i].name, commands[i].summary);
+		fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].summary);
 	fprintf(f, "\nglobal options:\n"
 		   "  -H, --host unix://PATH  engine socket (else DOCKER_HOST, CONTAINER_HOST,\n"
 		   "                          the task's recorded engine, then the default sockets)\n"
 		   "  --state FILE            ledger (else TASKENV_STATE, $XDG_STATE_HOME/taskenv/state.db)\n"
+		   "  --progress MODE         auto (in place on a terminal), tty, or plain lines\n"
 		   "  -v, --verbose           show each Engine API call with status and time\n"
 		   "  --version               print the version\n\n"
 		   "exit codes: 0 ok, 1 failure (or owned resources remain after down),\n"
@@ -59,9 +72,13 @@ static const struct command *find_command(const char *name)
 static int parse_global(struct te_ctx *ctx, int argc, char **argv, int *code)
 {
 	static const struct option opts[] = {
-	    {"host", required_argument, NULL, 'H'}, {"state", required_argument, NULL, 's'},
-	    {"verbose", no_argument, NULL, 'v'},    {"help", no_argument, NULL, 'h'},
-	    {"version", no_argument, NULL, 'V'},    {NULL, 0, NULL, 0},
+	    {"host", required_argument, NULL, 'H'},
+	    {"state", required_argument, NULL, 's'},
+	    {"verbose", no_argument, NULL, 'v'},
+	    {"help", no_argument, NULL, 'h'},
+	    {"version", no_argument, NULL, 'V'},
+	    {"progress", required_argument, NULL, 'p'},
+	    {NULL, 0, NULL, 0},
 	};
 	int c;
 
@@ -70,6 +87,7 @@ static int parse_global(struct te_ctx *ctx, int argc, char **argv, int *code)
 		case 'H': ctx->host = optarg; break;
 		case 's': ctx->state_path = optarg; break;
 		case 'v': ctx->verbose = true; break;
+		case 'p': ctx->progress = optarg; break;
 		case 'h':
 			usage(stdout);
 			*code = EXIT_OK;
@@ -101,6 +119,7 @@ static void ctx_release(struct te_ctx *ctx)
 	engine_free(ctx->engine);
 	free(ctx->engine_socket);
 	state_close(ctx->ledger);
+	cmd_progress_release();
 }
 
 int main(int argc, char **argv)
@@ -116,6 +135,8 @@ int main(int argc, char **argv)
 	cmd = find_command(argv[verb]);
 	if (!cmd)
 		return cmd_usage("", "unknown verb '%s'", argv[verb]);
+	if (cmd_progress_setup(ctx.progress, ctx.verbose) < 0)
+		return cmd_usage("", "unknown --progress '%s' (auto, tty or plain)", ctx.progress);
 	if (!ctx.state_path)
 		ctx.state_path = getenv("TASKENV_STATE");
 	if (cmd->flags & NEED_LEDGER) {

@@ -493,6 +493,11 @@ void engine_set_verbose(struct engine *e, bool on)
 	e->verbose = on;
 }
 
+bool engine_verbose(const struct engine *e)
+{
+	return e->verbose;
+}
+
 void engine_set_response_cap(struct engine *e, size_t bytes)
 {
 	e->response_max = bytes ? bytes : ENGINE_RESPONSE_MAX;

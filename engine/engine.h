@@ -53,6 +53,7 @@ const char *engine_version(const struct engine *e);
 
 /* Log each call (method, path, status, milliseconds) to stderr when on (-v). */
 void engine_set_verbose(struct engine *e, bool on);
+bool engine_verbose(const struct engine *e);
 
 /* Cap each later response body at BYTES (0 restores ENGINE_RESPONSE_MAX);
  * a bigger response fails with TE_E_FAIL. For tests of the cap. */

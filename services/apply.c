@@ -4,6 +4,7 @@
 #include "services/plan.h"
 #include "services/health.h"
 #include "services/policy.h"
+#include "services/settings.h"
 #include "engine/engine.h"
 #include "engine/connect.h"
 #include "state/ledger.h"
@@ -53,10 +54,10 @@ static int parse_port(const char *s, const char **end, int *out)
 
 int svc_up_opts_init(struct svc_up_opts *opts, struct te_err *err)
 {
-	const char *r = getenv("TASKENV_PORT_RANGE");
-	const char *p;
-
 	const char *w = getenv("TASKENV_WAIT_TIMEOUT");
+	struct svc_settings st;
+	const char *r, *p;
+	int rc = 0;
 
 	memset(opts, 0, sizeof(*opts));
 	opts->port_lo = PORT_LO_DEFAULT;
@@ -65,14 +66,22 @@ int svc_up_opts_init(struct svc_up_opts *opts, struct te_err *err)
 	if (w && *w && (parse_port(w, &p, &opts->wait_timeout_s) < 0 || *p))
 		return te_err_set(err, TE_E_USAGE,
 				  "invalid TASKENV_WAIT_TIMEOUT '%s': expected seconds from 1 to 65535", w);
-	if (!r || !*r)
-		return 0;
-	if (parse_port(r, &p, &opts->port_lo) < 0 || *p != '-' || parse_port(p + 1, &p, &opts->port_hi) < 0 ||
-	    *p || opts->port_lo > opts->port_hi)
-		return te_err_set(
+	if (svc_settings_load(&st, err) < 0) {
+		svc_settings_release(&st);
+		return -1;
+	}
+	r = svc_settings_get(&st, "port_range");
+	if (r && *r &&
+	    (parse_port(r, &p, &opts->port_lo) < 0 || *p != '-' ||
+	     parse_port(p + 1, &p, &opts->port_hi) < 0 || *p || opts->port_lo > opts->port_hi))
+		rc = te_err_set(
 		    err, TE_E_USAGE,
-		    "invalid TASKENV_PORT_RANGE '%s': expected LO-HI with 1 <= LO <= HI <= 65535", r);
-	return 0;
+		    "invalid %s '%s' (port_range, from the %s): expected LO-HI with 1 <= LO <= HI <= 65535",
+		    strcmp(svc_settings_source(&st, "port_range"), "config file") == 0 ? "port_range"
+										       : "TASKENV_PORT_RANGE",
+		    r, svc_settings_source(&st, "port_range"));
+	svc_settings_release(&st);
+	return rc;
 }
 
 /* Ours means: this task, in this ledger. Labels are the cross-check; the

@@ -1,0 +1,41 @@
+/* Helpers of the verbs that act on one existing task. */
+#include "cmd/cmd.h"
+#include "services/task.h"
+#include "state/ledger.h"
+#include "common/mem.h"
+
+#define TE_WITH_CJSON
+#include "common/cleanup.h"
+
+#include <stdio.h>
+#include <unistd.h>
+
+struct engine *cmd_task_engine(struct te_ctx *ctx, const char *flag, char **task_out, struct te_err *err)
+{
+	te_autofree char *cwd = getcwd(NULL, 0);
+	te_autofree char *task = svc_task_resolve(flag, cwd ? cwd : ".", err);
+	struct state_task t;
+	struct engine *e;
+
+	if (!task)
+		return NULL;
+	if (state_task_get(ctx->ledger, task, &t, err) < 0) {
+		if (err->code == TE_E_NOTFOUND)
+			te_err_set(err, TE_E_NOTFOUND,
+				   "no task '%s' in the ledger; `taskenv ls` lists the tasks", task);
+		return NULL;
+	}
+	e = cmd_engine(ctx, t.engine, err);
+	state_task_release(&t);
+	if (e)
+		*task_out = TE_STEAL(task);
+	return e;
+}
+
+void cmd_print_json(const cJSON *doc)
+{
+	te_autofree char *s = cJSON_Print(doc);
+
+	if (s)
+		printf("%s\n", s);
+}
