@@ -19,7 +19,8 @@ struct check_opts {
 static void check_help(void)
 {
 	printf(
-	    "usage: taskenv check [-f FILE]... [--profile NAME]... [--allow NAME]... [--format text|json]\n\n"
+	    "usage: taskenv check [-f FILE]... [--profile NAME]... [--allow NAME]... [--format text|json] "
+	    "[--json]\n\n"
 	    "What 'taskenv up' would refuse, one finding per line:\n"
 	    "  FILE:LINE:COL: SERVICE: KEY: REASON (allow with 'NAME')\n"
 	    "An exception is granted by the file (x-taskenv: {allow: [NAME, ...]}) or by\n"
@@ -44,9 +45,13 @@ static void check_help(void)
 static int parse(struct check_opts *o, int argc, char **argv)
 {
 	static const struct option opts[] = {
-	    {"file", required_argument, NULL, 'f'},  {"profile", required_argument, NULL, 'P'},
-	    {"allow", required_argument, NULL, 'A'}, {"format", required_argument, NULL, 'F'},
-	    {"help", no_argument, NULL, 'h'},	     {NULL, 0, NULL, 0},
+	    {"file", required_argument, NULL, 'f'},
+	    {"profile", required_argument, NULL, 'P'},
+	    {"allow", required_argument, NULL, 'A'},
+	    {"format", required_argument, NULL, 'F'},
+	    {"json", no_argument, NULL, 'j'},
+	    {"help", no_argument, NULL, 'h'},
+	    {NULL, 0, NULL, 0},
 	};
 	int c;
 
@@ -55,6 +60,10 @@ static int parse(struct check_opts *o, int argc, char **argv)
 			continue;
 		if (c == 'F' && (strcmp(optarg, "json") == 0 || strcmp(optarg, "text") == 0)) {
 			o->json = strcmp(optarg, "json") == 0;
+			continue;
+		}
+		if (c == 'j') {
+			o->json = true;
 			continue;
 		}
 		if (c == 'h') {
