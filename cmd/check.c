@@ -77,8 +77,12 @@ static int parse(struct check_opts *o, int argc, char **argv)
 
 static void print_json(const struct svc_finding *f, size_t n)
 {
-	te_autojson cJSON *a = cJSON_CreateArray();
+	te_autojson cJSON *doc = cJSON_CreateObject();
+	cJSON *a;
 	te_autofree char *text = NULL;
+
+	cJSON_AddNumberToObject(doc, "schema_version", 1);
+	a = cJSON_AddArrayToObject(doc, "findings");
 
 	for (size_t i = 0; i < n; i++) {
 		cJSON *o = cJSON_CreateObject();
@@ -92,7 +96,7 @@ static void print_json(const struct svc_finding *f, size_t n)
 		cJSON_AddStringToObject(o, "allow", f[i].allow);
 		cJSON_AddItemToArray(a, o);
 	}
-	text = cJSON_Print(a);
+	text = cJSON_Print(doc);
 	printf("%s\n", text);
 }
 

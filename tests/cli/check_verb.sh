@@ -24,7 +24,7 @@ has findings "$D/bad.yaml:4:5: web: privileged: privileged: true"
 has findings "$D/bad.yaml:6:9: web: volumes: bind of system path '/etc' (allow with 'bind-system')"
 [ "$(grep -c . <<<"$OUT")" = 2 ] || { echo "FAIL findings: want 2 lines: $OUT"; fails=$((fails + 1)); }
 expect 1 json -- "$TASKENV" check -f "$D/bad.yaml" --format json
-[ "$(jq -r '.[1].allow + " " + (.[1].line|tostring)' <<<"$OUT")" = "bind-system 6" ] ||
+[ "$(jq -r '(.schema_version|tostring) + " " + .findings[1].allow + " " + (.findings[1].line|tostring)' <<<"$OUT")" = "1 bind-system 6" ] ||
 	{ echo "FAIL json: $OUT"; fails=$((fails + 1)); }
 expect 0 allowed -- "$TASKENV" check -f "$D/bad.yaml" --allow privileged,bind-system
 expect 1 partly -- "$TASKENV" check -f "$D/bad.yaml" --allow privileged
