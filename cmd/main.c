@@ -120,6 +120,7 @@ int main(int argc, char **argv)
 		ctx.ledger = state_open(ctx.state_path, &err);
 		if (!ctx.ledger)
 			return cmd_fail(cmd->name, &err);
+		state_set_verb(ctx.ledger, cmd->name);
 	}
 	optind = 0;
 	code = cmd->fn(&ctx, argc - verb, argv + verb);
