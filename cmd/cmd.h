@@ -51,5 +51,10 @@ int cmd_up(struct te_ctx *ctx, int argc, char **argv);
 int cmd_ps(struct te_ctx *ctx, int argc, char **argv);
 int cmd_down(struct te_ctx *ctx, int argc, char **argv);
 int cmd_env(struct te_ctx *ctx, int argc, char **argv);
+int cmd_worktree(struct te_ctx *ctx, int argc, char **argv);
+int cmd_contract(struct te_ctx *ctx, int argc, char **argv);
+int cmd_verify(struct te_ctx *ctx, int argc, char **argv);
+int cmd_events(struct te_ctx *ctx, int argc, char **argv);
+int cmd_evidence(struct te_ctx *ctx, int argc, char **argv);
 
 #endif

@@ -25,6 +25,11 @@ static const struct command commands[] = {
     {"ps", cmd_ps, NEED_LEDGER, "list tasks, or one task's resources with their live state"},
     {"down", cmd_down, NEED_LEDGER, "stop and remove exactly what the ledger says the task owns"},
     {"env", cmd_env, NEED_LEDGER, "print the task's variables (ports) as shell assignments"},
+    {"worktree", cmd_worktree, NEED_LEDGER, "add or remove the task's git worktree (source boundary)"},
+    {"contract", cmd_contract, NEED_LEDGER, "what the task was given, at six boundaries, with evidence"},
+    {"verify", cmd_verify, NEED_LEDGER, "probe that the contract holds, from the host and inside"},
+    {"events", cmd_events, NEED_LEDGER, "the task's audit trail: every ledger change"},
+    {"evidence", cmd_evidence, NEED_LEDGER, "write the promotion package a reviewer opens"},
 };
 
 static void usage(FILE *f)
@@ -33,7 +38,7 @@ static void usage(FILE *f)
 		   "Each task gets its own room: containers, networks, volumes and host ports\n"
 		   "scoped to the task, recorded in a ledger before they are created.\n\nverbs:\n");
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
-		fprintf(f, "  %-6s %s\n", commands[i].name, commands[i].summary);
+		fprintf(f, "  %-9s %s\n", commands[i].name, commands[i].summary);
 	fprintf(f, "\nglobal options:\n"
 		   "  -H, --host unix://PATH  engine socket (else DOCKER_HOST, CONTAINER_HOST,\n"
 		   "                          the task's recorded engine, then the default sockets)\n"

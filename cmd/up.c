@@ -4,6 +4,7 @@
 #include "services/compose.h"
 #include "services/load.h"
 #include "services/task.h"
+#include "services/worktree.h"
 #include "state/ledger.h"
 #include "common/mem.h"
 
@@ -85,6 +86,14 @@ static void print_ports(struct te_ctx *ctx, const char *task)
 	state_ports_free(p, n);
 }
 
+static void print_warnings(const struct svc_project *project)
+{
+	te_autostrv char **w = svc_worktree_mount_warnings(project);
+
+	for (size_t i = 0; w && w[i]; i++)
+		fprintf(stderr, "taskenv up: warning: %s\n", w[i]);
+}
+
 static const char *recorded_engine(struct te_ctx *ctx, const char *task, struct state_task *t)
 {
 	struct te_err ignored;
@@ -109,6 +118,7 @@ static int run(struct te_ctx *ctx, struct up_opts *o, struct te_err *err)
 	if (!project)
 		return -1;
 	uo.progress = cmd_progress;
+	print_warnings(project);
 	if (cmd_engine(ctx, recorded_engine(ctx, task, &t), err)) {
 		fprintf(stderr, "taskenv up: task '%s' from %s\n", task, project->files[0]);
 		rc = svc_up(ctx->engine, ctx->ledger, project, task, &uo, err);
