@@ -242,7 +242,7 @@ static void add_ports(const struct svc_snapshot *s, const struct state_resource 
 {
 	const cJSON *p, *b;
 
-	cJSON_ArrayForEach (p, cJSON_GetObjectItem(cJSON_GetObjectItem(insp, "NetworkSettings"), "Ports")) {
+	cJSON_ArrayForEach (p, svc_inspect_ports(insp)) {
 		char proto[8] = "tcp";
 		int cport = (int)strtol(p->string, NULL, 10);
 		const char *slash = strchr(p->string, '/');

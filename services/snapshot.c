@@ -98,3 +98,14 @@ const char *svc_snapshot_source_dir(const struct svc_snapshot *s)
 {
 	return s->has_wt ? s->wt.path : s->row.project_dir;
 }
+
+const cJSON *svc_inspect_ports(const cJSON *inspect)
+{
+	const cJSON *live = cJSON_GetObjectItem(cJSON_GetObjectItem(inspect, "NetworkSettings"), "Ports");
+	const cJSON *p;
+
+	cJSON_ArrayForEach (p, live)
+		if (cJSON_GetArraySize(p) > 0)
+			return live;
+	return cJSON_GetObjectItem(cJSON_GetObjectItem(inspect, "HostConfig"), "PortBindings");
+}

@@ -43,4 +43,10 @@ const char *svc_snapshot_source_dir(const struct svc_snapshot *s);
 /* Helpers on inspect JSON: a string member by path ("Config", "User"), or "". */
 const char *svc_json_str(const struct cJSON *o, const char *k1, const char *k2);
 
+/* A container's published ports: the live NetworkSettings.Ports when it has
+ * any binding, else what was asked for, HostConfig.PortBindings (an engine
+ * with no bridge publishes nothing, but the request is still a breach).
+ * Borrowed from INSPECT; {"80/tcp": [{"HostIp","HostPort"}], ...} or NULL. */
+const struct cJSON *svc_inspect_ports(const struct cJSON *inspect);
+
 #endif

@@ -204,8 +204,7 @@ static void check_ports(struct verify *v)
 		const char *svc = row >= 0 ? v->s.res[row].service : NULL;
 		const cJSON *insp = cJSON_GetObjectItem(c, "inspect");
 
-		cJSON_ArrayForEach (
-		    p, cJSON_GetObjectItem(cJSON_GetObjectItem(insp, "NetworkSettings"), "Ports"))
+		cJSON_ArrayForEach (p, svc_inspect_ports(insp))
 			cJSON_ArrayForEach (b, p)
 				check_binding(v, name_of(insp), svc, p->string, b);
 	}
