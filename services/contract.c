@@ -134,6 +134,42 @@ static cJSON *promotion_json(const struct svc_snapshot *s, const char *dir)
 	return o;
 }
 
+/* ---- deterministic order (the engine reports Mounts and Ports from maps) ---- */
+
+static const char *sort_k1, *sort_k2;
+
+static int cmp_member(const cJSON *a, const cJSON *b, const char *k)
+{
+	const cJSON *x = cJSON_GetObjectItem(a, k), *y = cJSON_GetObjectItem(b, k);
+
+	if (cJSON_IsNumber(x) && cJSON_IsNumber(y))
+		return (x->valuedouble > y->valuedouble) - (x->valuedouble < y->valuedouble);
+	return strcmp(cJSON_GetStringValue(x) ?: "", cJSON_GetStringValue(y) ?: "");
+}
+
+static int cmp_items(const void *pa, const void *pb)
+{
+	const cJSON *a = *(const cJSON *const *)pa, *b = *(const cJSON *const *)pb;
+	int c = cmp_member(a, b, sort_k1);
+
+	return c ? c : cmp_member(a, b, sort_k2);
+}
+
+/* Sort ARR's objects by members K1 then K2 (single-threaded: file statics). */
+static void sort_by(cJSON *arr, const char *k1, const char *k2)
+{
+	size_t n = (size_t)cJSON_GetArraySize(arr), i = 0;
+	te_autofree cJSON **v = xcalloc(n + 1, sizeof(*v));
+
+	while (cJSON_GetArraySize(arr) > 0)
+		v[i++] = cJSON_DetachItemFromArray(arr, 0);
+	sort_k1 = k1;
+	sort_k2 = k2;
+	qsort(v, n, sizeof(*v), cmp_items);
+	for (i = 0; i < n; i++)
+		cJSON_AddItemToArray(arr, v[i]);
+}
+
 /* ---- filesystem ---- */
 
 static const struct state_resource *row_of(const struct svc_snapshot *s, const cJSON *entry)
@@ -220,6 +256,7 @@ static cJSON *filesystem_json(const struct svc_snapshot *s, cJSON *warnings)
 			cJSON_AddItemToArray(mounts, j);
 		}
 	}
+	sort_by(mounts, "container", "target");
 	cJSON_AddItemToObject(o, "mounts", mounts);
 	cJSON_AddItemToObject(o, "absent", absent_json(mounts, s->row.engine));
 	cJSON_AddStringToObject(o, "evidence", "GET /containers/{id}/json .Mounts; ledger declared_mounts");
@@ -328,6 +365,7 @@ static cJSON *process_json(const struct svc_snapshot *s, struct ledger *l)
 	cJSON *o = cJSON_CreateObject(), *ports = cJSON_CreateArray(), *owner;
 
 	cJSON_AddItemToObject(o, "containers", containers_json(s, ports));
+	sort_by(ports, "container", "container_port");
 	cJSON_AddItemToObject(o, "ports", ports);
 	cJSON_AddItemToObject(o, "networks", networks_json(s));
 	cJSON_AddItemToObject(o, "volumes", volumes_json(s));
