@@ -48,7 +48,7 @@ hand_container() {
 		  Labels: {"io.taskenv.task": $t, "io.taskenv.ledger": $l}} * $x')
 	id=$(curl -sS --unix-socket "$SOCK" -H 'Content-Type: application/json' -d "$body" \
 		"http://localhost/containers/create?name=$name" | jq -r .Id)
-	[ -n "$id" ] && [ "$id" != null ] || fail "could not create $name"
+	if [ -z "$id" ] || [ "$id" = null ]; then fail "could not create $name"; fi
 	api POST "/containers/$id/start" >/dev/null
 	echo "$id"
 }
