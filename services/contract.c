@@ -73,10 +73,15 @@ static void add_str_or_null(cJSON *o, const char *k, const char *v)
 static int count_lines(const char *s)
 {
 	int n = 0;
+	bool in_line = false;
 
-	for (; s && *s; s++)
-		n += *s == '\n';
-	return s && s[-1] != '\n' ? n + 1 : n;
+	for (; s && *s; s++) {
+		if (*s == '\n')
+			in_line = false;
+		else if (!in_line)
+			in_line = true, n++;
+	}
+	return n;
 }
 
 static cJSON *lines_array(const char *s)

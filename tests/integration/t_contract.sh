@@ -43,6 +43,7 @@ ledger_id() { te contract -t "$1" --format json | jq -r .ledger_id; }
 hand_container() {
 	local task=$1 name=$2 extra=$3 lid body id
 	lid=$(ledger_id "$task")
+	[ -n "$lid" ] || fail "no ledger id from contract"
 	body=$(jq -n --arg t "$task" --arg l "$lid" --argjson x "$extra" \
 		'{Image: "taskenv-test/busybox:1", Cmd: ["sleep", "3600"],
 		  Labels: {"io.taskenv.task": $t, "io.taskenv.ledger": $l}} * $x')
