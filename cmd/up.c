@@ -9,6 +9,7 @@
 #include "common/mem.h"
 
 #include <getopt.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -103,10 +104,29 @@ static const char *recorded_engine(struct te_ctx *ctx, const char *task, struct 
 	return t->engine;
 }
 
+/* Inside a worktree made by `taskenv worktree add`, the ledger names the
+ * task (whatever the branch prefix); elsewhere -t, TASKENV_TASK, the branch. */
+static char *resolve_task(struct te_ctx *ctx, const char *flag, const char *cwd, struct te_err *err)
+{
+	const char *env = getenv("TASKENV_TASK");
+	struct state_worktree w;
+	char real[PATH_MAX];
+	char *task;
+
+	if (flag || (env && *env) || !cwd || !realpath(cwd, real) ||
+	    state_worktree_find_path(ctx->ledger, real, &w, err) < 0) {
+		te_err_clear(err);
+		return svc_task_resolve(flag, cwd ? cwd : ".", err);
+	}
+	task = TE_STEAL(w.task);
+	state_worktree_release(&w);
+	return task;
+}
+
 static int run(struct te_ctx *ctx, struct up_opts *o, struct te_err *err)
 {
 	te_autofree char *cwd = getcwd(NULL, 0);
-	te_autofree char *task = svc_task_resolve(o->task, cwd ? cwd : ".", err);
+	te_autofree char *task = resolve_task(ctx, o->task, cwd, err);
 	struct svc_project *project = NULL;
 	struct svc_up_opts uo;
 	struct state_task t = {0};

@@ -215,6 +215,22 @@ int svc_worktree_is_linked(const char *dir, char **gitdir)
 	return linked;
 }
 
+/* GITDIR is "<common dir>/worktrees/<name>": mounting the common dir
+ * read-only at its own path makes git work inside, and is what we offer. */
+static char *worktree_warning(const char *service, const struct svc_mount *m, const char *gitdir)
+{
+	te_autofree char *common = xstrdup(gitdir);
+	char *cut = strstr(common, "/worktrees/");
+
+	if (cut)
+		*cut = '\0';
+	return xasprintf(
+	    "service '%s' bind-mounts the git worktree '%s' at '%s': its .git file points at "
+	    "the host path '%s', so git does not work inside the container (the contract records "
+	    "this); to let git work, also mount '%s:%s:ro'",
+	    service, m->source, m->target, gitdir, common, common);
+}
+
 char **svc_worktree_mount_warnings(const struct svc_project *p)
 {
 	char **w = NULL;
@@ -229,11 +245,7 @@ char **svc_worktree_mount_warnings(const struct svc_project *p)
 			if (m->type != SVC_MOUNT_BIND || !m->source ||
 			    !svc_worktree_is_linked(m->source, &gitdir))
 				continue;
-			w = te_strv_push(
-			    w, xasprintf("service '%s' bind-mounts the git worktree '%s' at '%s': its "
-					 ".git file points at the host path '%s', so git does not "
-					 "work inside the container (the contract records this)",
-					 s->name, m->source, m->target, gitdir));
+			w = te_strv_push(w, worktree_warning(s->name, m, gitdir));
 		}
 	}
 	return w;

@@ -67,6 +67,7 @@ test_contract_in_worktree() {
 	out=$(cd "$wt" && te up 2>&1)
 	assert_contains "$out" "task 'c1' is up"
 	assert_contains "$out" "warning: service 'worker' bind-mounts the git worktree"
+	assert_contains "$out" "also mount '$(realpath "$repo")/.git:$(realpath "$repo")/.git:ro'"
 	echo "changed" >>"$wt/notes.txt"
 	j=$(te contract -t c1 --format json)
 	assert_eq "$(jq -r .schema_version <<<"$j")" "1"
@@ -174,7 +175,10 @@ test_worktree_remove_inventory() {
 	repo=$(contract_repo)
 	(cd "$repo" && te worktree add r1 >/dev/null)
 	wt="$repo-r1"
-	(cd "$wt" && te up >/dev/null 2>&1)
+	# The ledger names the task inside its worktree, whatever the branch is now.
+	git -C "$wt" checkout -q -b scratch
+	out=$(cd "$wt" && te up 2>&1)
+	assert_contains "$out" "task 'r1' is up"
 	echo "build output" >"$wt/app.log"
 	out=$(cd "$repo" && te worktree remove r1 2>&1) || rc=$?
 	assert_eq "$rc" "1"
