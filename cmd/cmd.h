@@ -104,5 +104,10 @@ int cmd_version(struct te_ctx *ctx, int argc, char **argv);
 int cmd_settings(struct te_ctx *ctx, int argc, char **argv);
 int cmd_settings_show(struct te_ctx *ctx, bool json);
 int cmd_agents_md(struct te_ctx *ctx, int argc, char **argv);
+int cmd_worktree(struct te_ctx *ctx, int argc, char **argv);
+int cmd_contract(struct te_ctx *ctx, int argc, char **argv);
+int cmd_verify(struct te_ctx *ctx, int argc, char **argv);
+int cmd_events(struct te_ctx *ctx, int argc, char **argv);
+int cmd_evidence(struct te_ctx *ctx, int argc, char **argv);
 
 #endif

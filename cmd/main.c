@@ -38,6 +38,11 @@ static const struct command commands[] = {
     {"version", cmd_version, 0, "show taskenv, engine and Engine API versions"},
     {"settings", cmd_settings, 0, "show taskenv's settings and where each comes from"},
     {"agents-md", cmd_agents_md, 0, "print the AGENTS.md isolation section for this machine"},
+    {"worktree", cmd_worktree, NEED_LEDGER, "add or remove the task's git worktree (source boundary)"},
+    {"contract", cmd_contract, NEED_LEDGER, "what the task was given, at six boundaries, with evidence"},
+    {"verify", cmd_verify, NEED_LEDGER, "probe that the contract holds, from the host and inside"},
+    {"events", cmd_events, NEED_LEDGER, "the task's audit trail: every ledger change"},
+    {"evidence", cmd_evidence, NEED_LEDGER, "write the promotion package a reviewer opens"},
 };
 
 static void usage(FILE *f)
@@ -143,6 +148,7 @@ int main(int argc, char **argv)
 		ctx.ledger = state_open(ctx.state_path, &err);
 		if (!ctx.ledger)
 			return cmd_fail(cmd->name, &err);
+		state_set_verb(ctx.ledger, cmd->name);
 	}
 	optind = 0;
 	code = cmd->fn(&ctx, argc - verb, argv + verb);

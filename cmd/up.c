@@ -6,10 +6,12 @@
 #include "services/load.h"
 #include "services/policy.h"
 #include "services/task.h"
+#include "services/worktree.h"
 #include "state/ledger.h"
 #include "common/mem.h"
 
 #include <getopt.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -90,6 +92,14 @@ static void print_ports(struct te_ctx *ctx, const char *task)
 	state_ports_free(p, n);
 }
 
+static void print_warnings(const struct svc_project *project)
+{
+	te_autostrv char **w = svc_worktree_mount_warnings(project);
+
+	for (size_t i = 0; w && w[i]; i++)
+		fprintf(stderr, "taskenv up: warning: %s\n", w[i]);
+}
+
 static const char *recorded_engine(struct te_ctx *ctx, const char *task, struct state_task *t)
 {
 	struct te_err ignored;
@@ -127,10 +137,29 @@ static int prepare(struct up_opts *o, struct svc_project *project, struct svc_up
 	return 0;
 }
 
+/* Inside a worktree made by `taskenv worktree add`, the ledger names the
+ * task (whatever the branch prefix); elsewhere -t, TASKENV_TASK, the branch. */
+static char *resolve_task(struct te_ctx *ctx, const char *flag, const char *cwd, struct te_err *err)
+{
+	const char *env = getenv("TASKENV_TASK");
+	struct state_worktree w;
+	char real[PATH_MAX];
+	char *task;
+
+	if (flag || (env && *env) || !cwd || !realpath(cwd, real) ||
+	    state_worktree_find_path(ctx->ledger, real, &w, err) < 0) {
+		te_err_clear(err);
+		return svc_task_resolve(flag, cwd ? cwd : ".", err);
+	}
+	task = TE_STEAL(w.task);
+	state_worktree_release(&w);
+	return task;
+}
+
 static int run(struct te_ctx *ctx, struct up_opts *o, struct te_err *err)
 {
 	te_autofree char *cwd = getcwd(NULL, 0);
-	te_autofree char *task = svc_task_resolve(o->task, cwd ? cwd : ".", err);
+	te_autofree char *task = resolve_task(ctx, o->task, cwd, err);
 	struct svc_project *project = NULL;
 	struct svc_up_opts uo;
 	struct state_task t = {0};
@@ -141,6 +170,7 @@ static int run(struct te_ctx *ctx, struct up_opts *o, struct te_err *err)
 	project = cmd_compose_load(&o->compose, "up", err);
 	if (!project)
 		return -1;
+	print_warnings(project);
 	if (prepare(o, project, &uo, err) == 0 && cmd_engine(ctx, recorded_engine(ctx, task, &t), err)) {
 		fprintf(stderr, "taskenv up: task '%s' from %s\n", task, project->files[0]);
 		rc = svc_up(ctx->engine, ctx->ledger, project, task, &uo, err);

@@ -732,6 +732,22 @@ static int demux(const char *data, size_t n, struct te_buf *out)
 	return n ? te_buf_add(out, p, n) : 0;
 }
 
+int engine_stream_demux(const char *data, size_t n, struct te_buf *out)
+{
+	return demux(data, n, out);
+}
+
+int engine_call_raw(struct engine *e, const char *method, const char *path, const struct cJSON *body,
+		    struct te_buf *out, struct te_err *err)
+{
+	te_autofree char *full = vpath(e, path);
+	te_autofree char *text = body ? cJSON_PrintUnformatted(body) : NULL;
+	struct xfer x = {.body = out};
+	struct request rq = {method, full, text, CALL_TIMEOUT_S};
+
+	return call_raw(e, &rq, &x, NULL, err);
+}
+
 int engine_container_logs(struct engine *e, const char *id, int tail, struct te_buf *out, struct te_err *err)
 {
 	te_autobuf struct te_buf resp = TE_BUF_INIT(e->response_max);

@@ -66,6 +66,16 @@ void engine_set_response_cap(struct engine *e, size_t bytes);
 int engine_call(struct engine *e, const char *method, const char *path, const struct cJSON *body,
 		long *status, struct cJSON **out, struct te_err *err);
 
+/* Low level, for streams that are not JSON (exec output): METHOD PATH with
+ * optional JSON BODY; the raw response body is appended to OUT (its cap
+ * applies; over it: TE_E_FAIL). HTTP >= 400 fails as above. */
+int engine_call_raw(struct engine *e, const char *method, const char *path, const struct cJSON *body,
+		    struct te_buf *out, struct te_err *err);
+/* Strip the 8-byte stream frames ([stream, 0, 0, 0, size BE32]) the engine
+ * puts around a non-TTY attach/logs/exec stream, appending the payload to
+ * OUT; a body that does not start with a frame is kept whole. -1 over OUT's cap. */
+int engine_stream_demux(const char *data, size_t n, struct te_buf *out);
+
 /* URL-escape S for a path segment or query value. Owned result. */
 char *engine_escape(struct engine *e, const char *s);
 

@@ -215,6 +215,36 @@ static int connect_more(struct up *u, const struct svc_plan_container *c, const 
 	return 0;
 }
 
+/* What the Compose file declared for the container, kept in the ledger row
+ * so `verify` can tell a declared host path from one added by hand:
+ * {"declared_mounts":[{"type":"bind","source":ABS,"target","read_only"} |
+ *  {"type":"volume","source":ENGINE NAME or null (anonymous),"target","read_only"}]}. */
+static int record_detail(struct up *u, const struct svc_plan_container *c, long long row, struct te_err *err)
+{
+	te_autojson cJSON *d = cJSON_CreateObject();
+	te_autofree char *text = NULL;
+	cJSON *a = cJSON_AddArrayToObject(d, "declared_mounts");
+
+	for (size_t i = 0; i < c->svc->n_mounts; i++) {
+		const struct svc_mount *m = &c->svc->mounts[i];
+		const struct svc_plan_volume *v = m->type == SVC_MOUNT_VOLUME && m->source
+						      ? svc_plan_volume_by_key(u->plan, m->source)
+						      : NULL;
+		cJSON *o = cJSON_CreateObject();
+
+		cJSON_AddStringToObject(o, "type", m->type == SVC_MOUNT_BIND ? "bind" : "volume");
+		if (m->type == SVC_MOUNT_BIND || v)
+			cJSON_AddStringToObject(o, "source", m->type == SVC_MOUNT_BIND ? m->source : v->name);
+		else
+			cJSON_AddNullToObject(o, "source");
+		cJSON_AddStringToObject(o, "target", m->target);
+		cJSON_AddBoolToObject(o, "read_only", m->read_only);
+		cJSON_AddItemToArray(a, o);
+	}
+	text = cJSON_PrintUnformatted(d);
+	return state_resource_set_detail(u->l, row, text, err);
+}
+
 static int create_container(struct up *u, size_t idx, long long row, struct te_err *err)
 {
 	const struct svc_plan_container *c = &u->plan->containers[idx];
@@ -225,7 +255,7 @@ static int create_container(struct up *u, size_t idx, long long row, struct te_e
 	if (engine_container_create(u->e, c->name, body, &id, err) < 0)
 		return te_err_prefix(err, "service '%s': create container '%s': ", c->svc->name, c->name);
 	te_fault_point("after-create", "container", c->name);
-	if (state_resource_created(u->l, row, id, err) < 0)
+	if (state_resource_created(u->l, row, id, err) < 0 || record_detail(u, c, row, err) < 0)
 		return -1;
 	step(u, "container", c->name, "created");
 	if (connect_more(u, c, id, err) < 0)
@@ -253,7 +283,7 @@ static int ensure_container(struct up *u, size_t idx, struct te_err *err)
 	if (!owned(u->plan, obj))
 		return not_ours(u, row, "container", c->name, err);
 	id = cJSON_GetStringValue(cJSON_GetObjectItem(obj, "Id"));
-	if (state_resource_created(u->l, row, id, err) < 0)
+	if (state_resource_created(u->l, row, id, err) < 0 || record_detail(u, c, row, err) < 0)
 		return -1;
 	if (cJSON_IsTrue(cJSON_GetObjectItem(cJSON_GetObjectItem(obj, "State"), "Running"))) {
 		step(u, "container", c->name, "running");

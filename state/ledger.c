@@ -41,6 +41,13 @@ static const char *const migrations[] = {
     /* 2 (issue 3): the policy exceptions a task was brought up with, a JSON
      * array of names (NULL: none recorded), for `taskenv contract`. */
     "ALTER TABLE tasks ADD COLUMN allow TEXT;",
+    /* 3 (issue 5): events name the resource and the outcome of the change. */
+    "ALTER TABLE events ADD COLUMN resource TEXT;"
+    "ALTER TABLE events ADD COLUMN outcome TEXT;"
+    "CREATE INDEX events_task ON events(task, id);",
+    /* 4 (issue 5): the source boundary, one git worktree per task. */
+    "CREATE TABLE worktrees(task TEXT PRIMARY KEY, repo TEXT NOT NULL, path TEXT NOT NULL,"
+    " branch TEXT NOT NULL, base TEXT NOT NULL, initial_status TEXT, created INTEGER NOT NULL);",
 };
 
 /* How long a statement waits for another process's lock (ms). */
@@ -432,6 +439,7 @@ void state_close(struct ledger *l)
 		return;
 	sqlite3_close_v2(l->db);
 	free(l->path);
+	free(l->verb);
 	free(l);
 }
 
@@ -443,6 +451,12 @@ const char *state_ledger_id(const struct ledger *l)
 const char *state_path(const struct ledger *l)
 {
 	return l->path;
+}
+
+void state_set_verb(struct ledger *l, const char *verb)
+{
+	free(l->verb);
+	l->verb = xstrdup(verb);
 }
 
 /* ---- tasks ---- */
@@ -499,7 +513,9 @@ int state_task_upsert(struct ledger *l, const char *name, const char *project_di
 	const struct ledger_arg a[] = {LEDGER_S(name),	 LEDGER_S(project_dir), LEDGER_S(compose_files),
 				       LEDGER_S(engine), LEDGER_S(status),	LEDGER_I(ledger_now())};
 
-	return ledger_run(l, sql, a, LEDGER_NARGS(a), NULL, err);
+	if (ledger_run(l, sql, a, LEDGER_NARGS(a), NULL, err) < 0)
+		return -1;
+	return ledger_event(l, name, "task", status, project_dir, err);
 }
 
 int state_task_set_status(struct ledger *l, const char *name, const char *status, struct te_err *err)
@@ -512,7 +528,7 @@ int state_task_set_status(struct ledger *l, const char *name, const char *status
 		return -1;
 	if (changes == 0)
 		return te_err_set(err, TE_E_NOTFOUND, "task '%s' is not in the ledger", name);
-	return 0;
+	return ledger_event(l, name, "task", status, NULL, err);
 }
 
 int state_task_set_allow(struct ledger *l, const char *name, const char *allow_json, struct te_err *err)
@@ -615,7 +631,9 @@ static int task_delete_locked(struct ledger *l, const char *name, struct te_err 
 		return -1;
 	if (changes == 0)
 		return te_err_set(err, TE_E_NOTFOUND, "task '%s' is not in the ledger", name);
-	return ledger_run(l, "DELETE FROM resources WHERE task = ?1", a, LEDGER_NARGS(a), NULL, err);
+	if (ledger_run(l, "DELETE FROM resources WHERE task = ?1", a, LEDGER_NARGS(a), NULL, err) < 0)
+		return -1;
+	return ledger_event(l, name, "task", "deleted", NULL, err);
 }
 
 int state_task_delete(struct ledger *l, const char *name, struct te_err *err)
@@ -684,7 +702,7 @@ static int intend_locked(struct ledger *l, const char *task, const char *kind, c
 	if (ledger_run(l, sql, a, LEDGER_NARGS(a), NULL, err) < 0)
 		return -1;
 	*id_out = sqlite3_last_insert_rowid(l->db);
-	return 0;
+	return ledger_event_resource(l, *id_out, STATE_INTENDED, err);
 }
 
 int state_resource_intend(struct ledger *l, const char *task, const char *kind, const char *name,
@@ -704,9 +722,8 @@ int state_resource_intend(struct ledger *l, const char *task, const char *kind, 
 	return 0;
 }
 
-/* Run an UPDATE of one resource row by id (?1); TE_E_NOTFOUND if none. */
-static int update_resource(struct ledger *l, const char *sql, const struct ledger_arg *a, size_t n,
-			   struct te_err *err)
+static int update_locked(struct ledger *l, const char *sql, const struct ledger_arg *a, size_t n,
+			 const char *outcome, struct te_err *err)
 {
 	int changes;
 
@@ -714,7 +731,21 @@ static int update_resource(struct ledger *l, const char *sql, const struct ledge
 		return -1;
 	if (changes == 0)
 		return te_err_set(err, TE_E_NOTFOUND, "resource #%lld is not in the ledger", a[0].i);
-	return 0;
+	return ledger_event_resource(l, a[0].i, outcome, err);
+}
+
+/* Run an UPDATE of one resource row by id (?1) and its event (OUTCOME) in
+ * one transaction; TE_E_NOTFOUND if none. */
+static int update_resource(struct ledger *l, const char *sql, const struct ledger_arg *a, size_t n,
+			   const char *outcome, struct te_err *err)
+{
+	if (ledger_begin(l, err) < 0)
+		return -1;
+	if (update_locked(l, sql, a, n, outcome, err) < 0) {
+		ledger_rollback(l);
+		return -1;
+	}
+	return ledger_commit(l, err);
 }
 
 int state_resource_created(struct ledger *l, long long id, const char *engine_id, struct te_err *err)
@@ -723,7 +754,7 @@ int state_resource_created(struct ledger *l, long long id, const char *engine_id
 				  " updated = ?3 WHERE id = ?1";
 	const struct ledger_arg a[] = {LEDGER_I(id), LEDGER_S(engine_id), LEDGER_I(ledger_now())};
 
-	return update_resource(l, sql, a, LEDGER_NARGS(a), err);
+	return update_resource(l, sql, a, LEDGER_NARGS(a), STATE_CREATED, err);
 }
 
 static bool known_state(const char *state)
@@ -746,7 +777,7 @@ int state_resource_set_state(struct ledger *l, long long id, const char *state, 
 	if (!known_state(state))
 		return te_err_set(err, TE_E_STATE, "ledger '%s': unknown resource state '%s'", l->path,
 				  state ? state : "(null)");
-	return update_resource(l, sql, a, LEDGER_NARGS(a), err);
+	return update_resource(l, sql, a, LEDGER_NARGS(a), state, err);
 }
 
 int state_resource_set_detail(struct ledger *l, long long id, const char *detail, struct te_err *err)
@@ -754,7 +785,7 @@ int state_resource_set_detail(struct ledger *l, long long id, const char *detail
 	static const char sql[] = "UPDATE resources SET detail = ?2, updated = ?3 WHERE id = ?1";
 	const struct ledger_arg a[] = {LEDGER_I(id), LEDGER_S(detail), LEDGER_I(ledger_now())};
 
-	return update_resource(l, sql, a, LEDGER_NARGS(a), err);
+	return update_resource(l, sql, a, LEDGER_NARGS(a), "detail recorded", err);
 }
 
 static void resource_from_row(sqlite3_stmt *st, struct state_resource *r)
@@ -795,16 +826,4 @@ int state_resource_list(struct ledger *l, const char *task, bool include_removed
 		return -1;
 	return ledger_collect(l, st, sizeof(**out), resource_from_row_v, state_resources_free_v, (void **)out,
 			      n, err);
-}
-
-/* ---- events ---- */
-
-int state_event_add(struct ledger *l, const char *task, const char *verb, const char *message,
-		    struct te_err *err)
-{
-	static const char sql[] = "INSERT INTO events(ts, task, verb, message) VALUES(?1, ?2, ?3, ?4)";
-	const struct ledger_arg a[] = {LEDGER_I(ledger_now()), LEDGER_S(task), LEDGER_S(verb),
-				       LEDGER_S(message)};
-
-	return ledger_run(l, sql, a, LEDGER_NARGS(a), NULL, err);
 }

@@ -39,6 +39,8 @@ struct ledger *state_open(const char *path, struct te_err *err);
 void state_close(struct ledger *l);		     /* NULL is a no-op */
 const char *state_ledger_id(const struct ledger *l); /* borrowed */
 const char *state_path(const struct ledger *l);	     /* borrowed */
+/* The verb (e.g. "up", "down") that later events are recorded under; copied. */
+void state_set_verb(struct ledger *l, const char *verb);
 
 /* ---- tasks ---- */
 struct state_task {
@@ -164,10 +166,54 @@ int state_port_list(struct ledger *l, const char *task, struct state_port **out,
 /* Drop every reservation of TASK. */
 int state_port_release_task(struct ledger *l, const char *task, struct te_err *err);
 
-/* ---- events ---- */
-/* Append an audit record (ts = now, unix seconds) to the events table. Any
- * of TASK, VERB, MESSAGE may be NULL. Never put secrets in MESSAGE. */
+/* ---- events (the audit trail) ----
+ * Every ledger change is also a row in the events table, written by the
+ * function that makes the change: task upsert/status/delete, resource
+ * intend/created/state/detail (in the same transaction as the change), port
+ * reservation and release, worktree add/remove. Columns: id, ts (unix
+ * seconds), task, verb (state_set_verb; NULL outside a verb), resource
+ * ("container t1-app-1", "port 127.0.0.1:20001->3000/tcp", "task",
+ * "worktree"), outcome ("intended", "created", "removed", "reserved", a task
+ * status...), message (free text, never secrets). Rows are never deleted. */
+struct state_event {
+	long long id;
+	long long ts;
+	char *task;
+	char *verb;
+	char *resource;
+	char *outcome;
+	char *message;
+};
+void state_events_free(struct state_event *v, size_t n);
+
+/* Append an audit record (ts = now) under the current verb. Any of TASK,
+ * VERB, MESSAGE may be NULL; VERB NULL means the current verb. */
 int state_event_add(struct ledger *l, const char *task, const char *verb, const char *message,
 		    struct te_err *err);
+/* Events of TASK (NULL: all) in order of id. *out owned (state_events_free). */
+int state_event_list(struct ledger *l, const char *task, struct state_event **out, size_t *n,
+		     struct te_err *err);
+
+/* ---- worktrees (the source boundary) ---- */
+struct state_worktree {
+	char *task;
+	char *repo;	      /* absolute git common dir of the repository */
+	char *path;	      /* absolute worktree path */
+	char *branch;	      /* e.g. "task/t1" */
+	char *base;	      /* full commit id the branch started at */
+	char *initial_status; /* `git status --porcelain` right after creation */
+	long long created;
+};
+void state_worktree_release(struct state_worktree *w);
+
+/* Record TASK's worktree (one per task): TE_E_CONFLICT when TASK has one. */
+int state_worktree_add(struct ledger *l, const struct state_worktree *w, struct te_err *err);
+/* TE_E_NOTFOUND when TASK has none. */
+int state_worktree_get(struct ledger *l, const char *task, struct state_worktree *out, struct te_err *err);
+/* The worktree whose path is PATH or contains it; TE_E_NOTFOUND if none. */
+int state_worktree_find_path(struct ledger *l, const char *path, struct state_worktree *out,
+			     struct te_err *err);
+/* Forget TASK's worktree (the events keep its history). */
+int state_worktree_delete(struct ledger *l, const char *task, struct te_err *err);
 
 #endif

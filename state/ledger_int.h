@@ -12,12 +12,13 @@
 struct te_err;
 
 /* PRAGMA user_version after all migrations in ledger.c have run. */
-#define LEDGER_SCHEMA_VERSION 2
+#define LEDGER_SCHEMA_VERSION 4
 
 struct ledger {
 	sqlite3 *db; /* owned */
 	char *path;  /* owned */
 	char id[17]; /* 16 hex chars + NUL */
+	char *verb;  /* owned; the verb that events are recorded under, or NULL */
 };
 
 /* One bound parameter; text may be NULL (bound as SQL NULL). Borrowed:
@@ -71,6 +72,13 @@ void ledger_rollback(struct ledger *l);
 
 /* Owned copy of a text column; NULL for SQL NULL. */
 char *ledger_col_text(sqlite3_stmt *st, int col);
+
+/* Append the event "VERB (l->verb) changed resource #ID (its task and
+ * "KIND NAME") with OUTCOME" inside the caller's transaction (events.c). */
+int ledger_event_resource(struct ledger *l, long long id, const char *outcome, struct te_err *err);
+/* Append an event for TASK (no resource row), e.g. task or port changes. */
+int ledger_event(struct ledger *l, const char *task, const char *resource, const char *outcome,
+		 const char *message, struct te_err *err);
 
 /* Current time in unix seconds. */
 long long ledger_now(void);

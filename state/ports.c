@@ -168,8 +168,12 @@ static int insert_port(struct ledger *l, const struct port_req *r, int port, str
 				       LEDGER_S(r->proto),    LEDGER_S(r->task),
 				       LEDGER_S(r->service),  LEDGER_I(r->container_port),
 				       LEDGER_I(ledger_now())};
+	char what[128];
 
-	return ledger_run(l, sql, a, LEDGER_NARGS(a), NULL, err);
+	if (ledger_run(l, sql, a, LEDGER_NARGS(a), NULL, err) < 0)
+		return -1;
+	snprintf(what, sizeof(what), "port %s:%d->%d/%s", r->host_ip, port, r->container_port, r->proto);
+	return ledger_event(l, r->task, what, "reserved", r->service, err);
 }
 
 static int reserve_locked(struct ledger *l, const struct port_req *r, int *port_out, struct te_err *err)
@@ -272,7 +276,11 @@ int state_port_release_task(struct ledger *l, const char *task, struct te_err *e
 {
 	const struct ledger_arg a[] = {LEDGER_S(task)};
 
-	return ledger_run(l, "DELETE FROM ports WHERE task = ?1", a, LEDGER_NARGS(a), NULL, err);
+	int changes;
+
+	if (ledger_run(l, "DELETE FROM ports WHERE task = ?1", a, LEDGER_NARGS(a), &changes, err) < 0)
+		return -1;
+	return changes ? ledger_event(l, task, "ports", "released", NULL, err) : 0;
 }
 
 /* ---- the bind(2) probe ---- */

@@ -289,6 +289,8 @@ YAML
 	te up -t pol-file -f "$dir/compose.yaml" >/dev/null 2>&1 || fail "up refuses what x-taskenv.allow grants"
 	assert_eq "$(sqlite3 "$TASKENV_STATE" "select allow from tasks where name = 'pol-file'")" '["host-pid"]'
 	assert_eq "$(api GET /containers/pol-file-bad-1/json | jq -r .HostConfig.PidMode)" "host"
+	# The contract shows the exception the file was allowed (issue 5's identity boundary).
+	assert_eq "$(te contract -t pol-file --format json | jq -c .identity.policy_exceptions)" '["host-pid"]'
 	te down -t pol-file --timeout 2 >/dev/null
 	assert_eq "$(count_task_objects pol-file)" "0"
 }

@@ -518,6 +518,85 @@ static void test_event_add(void **state)
 			 1);
 }
 
+/* Every ledger change is an event with its verb, resource and outcome, in
+ * the order made; the list filters by task. */
+static void test_audit_trail(void **state)
+{
+	static const char *const want[] = {
+	    "t1|up|task|starting",
+	    "t1|up|port 127.0.0.1:20001->80/tcp|reserved",
+	    "t1|up|container t1-web-1|intended",
+	    "t1|up|container t1-web-1|created",
+	    "t1|up|container t1-web-1|detail recorded",
+	    "t1|down|container t1-web-1|removing",
+	    "t1|down|container t1-web-1|removed",
+	    "t1|down|ports|released",
+	    "t1|down|task|deleted",
+	};
+	struct fx *f = *state;
+	struct ledger *l = open_ok(f->path);
+	struct te_err err = {0};
+	struct state_event *ev = NULL;
+	size_t n = 0;
+	long long id;
+	int port;
+
+	state_set_verb(l, "up");
+	assert_int_equal(state_task_upsert(l, "t1", "/p", "[]", "/s", "starting", &err), 0);
+	assert_int_equal(state_task_upsert(l, "t2", "/p", "[]", "/s", "starting", &err), 0);
+	assert_int_equal(
+	    state_port_reserve(l, "t1", "web", 80, "tcp", NULL, 20001, 20000, 20010, NULL, NULL, &port, &err),
+	    0);
+	assert_int_equal(state_resource_intend(l, "t1", "container", "t1-web-1", "web", &id, &err), 0);
+	assert_int_equal(state_resource_created(l, id, "abc", &err), 0);
+	assert_int_equal(state_resource_set_detail(l, id, "{}", &err), 0);
+	state_set_verb(l, "down");
+	assert_int_equal(state_resource_set_state(l, id, STATE_REMOVING, &err), 0);
+	assert_int_equal(state_resource_set_state(l, id, STATE_REMOVED, &err), 0);
+	assert_int_equal(state_port_release_task(l, "t1", &err), 0);
+	assert_int_equal(state_task_delete(l, "t1", &err), 0);
+	assert_int_equal(state_event_list(l, "t1", &ev, &n, &err), 0);
+	assert_int_equal(n, sizeof(want) / sizeof(want[0]));
+	for (size_t i = 0; i < n; i++) {
+		te_autofree char *got =
+		    xasprintf("%s|%s|%s|%s", ev[i].task, ev[i].verb, ev[i].resource, ev[i].outcome);
+
+		assert_string_equal(got, want[i]);
+		assert_true(ev[i].ts > 0);
+	}
+	state_events_free(ev, n);
+	/* A failed change leaves no event. */
+	assert_int_equal(state_resource_set_state(l, 999, STATE_REMOVED, &err), -1);
+	assert_int_equal(raw_int(f->path, "SELECT count(*) FROM events WHERE resource LIKE '%#999%'"), 0);
+	state_close(l);
+}
+
+static void test_worktrees(void **state)
+{
+	struct fx *f = *state;
+	struct ledger *l = open_ok(f->path);
+	struct te_err err = {0};
+	struct state_worktree w = {"t1", "/r/.git", "/w/t1", "task/t1", "0123abcd", "", 0}, got;
+
+	assert_int_equal(state_worktree_add(l, &w, &err), 0);
+	assert_int_equal(state_worktree_add(l, &w, &err), -1);
+	assert_int_equal(err.code, TE_E_CONFLICT);
+	assert_int_equal(state_worktree_get(l, "t1", &got, &err), 0);
+	assert_string_equal(got.branch, "task/t1");
+	assert_string_equal(got.base, "0123abcd");
+	state_worktree_release(&got);
+	assert_int_equal(state_worktree_find_path(l, "/w/t1/sub/dir", &got, &err), 0);
+	assert_string_equal(got.task, "t1");
+	state_worktree_release(&got);
+	assert_int_equal(state_worktree_find_path(l, "/w/t10", &got, &err), -1);
+	assert_int_equal(err.code, TE_E_NOTFOUND);
+	assert_int_equal(state_worktree_delete(l, "t1", &err), 0);
+	assert_int_equal(state_worktree_get(l, "t1", &got, &err), -1);
+	assert_int_equal(err.code, TE_E_NOTFOUND);
+	assert_int_equal(raw_int(f->path, "SELECT count(*) FROM events WHERE resource = 'worktree'"), 2);
+	state_close(l);
+}
+
 static void set_or_unset(const char *name, const char *value)
 {
 	if (value)
@@ -591,6 +670,8 @@ int main(void)
 	    T(test_crash_leaves_intended_row),
 	    T(test_concurrent_fresh_open),
 	    T(test_event_add),
+	    T(test_audit_trail),
+	    T(test_worktrees),
 	    T(test_default_path),
 	    T(test_open_default_path),
 	};
