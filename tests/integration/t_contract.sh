@@ -85,7 +85,8 @@ test_contract_in_worktree() {
 		"127.0.0.1:$port:$port:8080"
 	assert_eq "$(jq -r '.process.networks[0].subnets | length' <<<"$j")" "1"
 	assert_eq "$(jq -r '.environment.limits | length' <<<"$j")" "2"
-	assert_eq "$(jq -r '.environment.limits[] | select(.container == "c1-web-1") | .memory_bytes' <<<"$j")" "0"
+	# The policy's default memory limit (2g) is in force when the file is silent.
+	assert_eq "$(jq -r '.environment.limits[] | select(.container == "c1-web-1") | .memory_bytes' <<<"$j")" "2147483648"
 	assert_eq "$(jq -r '.identity.users[] | select(.container == "c1-web-1") | .user' <<<"$j")" "1000:1000"
 	assert_eq "$(jq -r '.identity.users[] | select(.container == "c1-worker-1") | .user' <<<"$j")" "root (image default)"
 	assert_eq "$(jq -r '.identity.policy_exceptions | length' <<<"$j")" "0"
