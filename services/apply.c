@@ -1,6 +1,8 @@
 #include "services/apply.h"
 #include "services/compose.h"
 #include "services/plan.h"
+#include "services/drvrun.h"
+#include "state/secrets.h"
 #include "engine/engine.h"
 #include "engine/connect.h"
 #include "state/ledger.h"
@@ -25,6 +27,7 @@ struct up {
 	struct svc_plan *plan;
 	const struct svc_up_opts *opts;
 	int **host_ports; /* per planned container, per service port */
+	cJSON *values;	  /* resource key -> container-side values, owned */
 };
 
 static void step(const struct up *u, const char *kind, const char *name, const char *what)
@@ -210,6 +213,12 @@ static int create_container(struct up *u, size_t idx, long long row, struct te_e
 	const struct svc_plan_container *c = &u->plan->containers[idx];
 	te_autojson cJSON *body = svc_plan_container_body(u->plan, c, u->host_ports[idx]);
 	te_autofree char *id = NULL;
+	cJSON *env = cJSON_GetObjectItemCaseSensitive(body, "Env");
+
+	if (!env)
+		env = cJSON_AddArrayToObject(body, "Env");
+	if (svc_drivers_inject(c->svc, u->values, env, err) < 0)
+		return -1;
 
 	te_fault_point("before-create", "container", c->name);
 	if (engine_container_create(u->e, c->name, body, &id, err) < 0)
@@ -255,8 +264,13 @@ static int ensure_container(struct up *u, size_t idx, struct te_err *err)
 	return 0;
 }
 
+/* Driver resources first: a server that refuses leaves no engine object
+ * behind, and containers need their values injected. */
 static int create_all(struct up *u, struct te_err *err)
 {
+	if (svc_drivers_up(u->l, u->plan->project, u->plan->task, u->opts->progress, u->opts->progress_ctx,
+			   &u->values, err) < 0)
+		return -1;
 	for (size_t i = 0; i < u->plan->n_networks; i++)
 		if (ensure_network(u, &u->plan->networks[i], err) < 0)
 			return -1;
@@ -292,6 +306,7 @@ static void forget_if_empty(struct up *u)
 	if (n)
 		return;
 	state_port_release_task(u->l, u->plan->task, &ignored);
+	state_secrets_drop(u->l, u->plan->task, &ignored);
 	state_task_delete(u->l, u->plan->task, &ignored);
 }
 
@@ -300,6 +315,7 @@ static void up_release(struct up *u)
 	for (size_t i = 0; u->host_ports && i < u->plan->n_containers; i++)
 		free(u->host_ports[i]);
 	free(u->host_ports);
+	cJSON_Delete(u->values);
 	svc_plan_free(u->plan);
 }
 
@@ -326,7 +342,7 @@ static int up_run(struct up *u, const struct svc_project *project, struct te_err
 int svc_up(struct engine *e, struct ledger *l, const struct svc_project *project, const char *task,
 	   const struct svc_up_opts *opts, struct te_err *err)
 {
-	struct up u = {e, l, NULL, opts, NULL};
+	struct up u = {e, l, NULL, opts, NULL, NULL};
 	int rc;
 
 	u.plan = svc_plan_build(project, task, state_ledger_id(l), err);

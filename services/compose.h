@@ -64,8 +64,10 @@ struct svc_service {
 	char *user;
 	struct svc_kv *labels;
 	size_t n_labels;
-	char *container_name; /* as written, or NULL; taskenv scopes it (alias only) */
-	char **networks;      /* NULL-terminated network keys; NULL means ["default"] */
+	char *container_name;  /* as written, or NULL; taskenv scopes it (alias only) */
+	char **networks;       /* NULL-terminated network keys; NULL means ["default"] */
+	struct svc_kv *inject; /* x-taskenv.env: VAR -> "<resource key>.<field>" */
+	size_t n_inject;
 	struct svc_loc loc;
 };
 
@@ -90,6 +92,18 @@ struct svc_network {
 	struct svc_loc loc;
 };
 
+/* A task-scoped server resource, x-taskenv.resources.<key> (README). */
+struct svc_resource {
+	char *key;	      /* [a-z][a-z0-9_]{0,29} */
+	char *driver;	      /* a driver this build has (drivers/driver.h) */
+	char *server;	      /* admin URL after interpolation: a secret, never printed */
+	char *isolation;      /* postgres: "schema" or "database"; NULL = driver default */
+	char *tmpl;	      /* postgres `template:`, or NULL */
+	char *container_host; /* host name containers use for the server, or NULL */
+	char **buckets;	      /* s3 bucket keys, NULL-terminated, or NULL */
+	struct svc_loc loc;
+};
+
 struct svc_project {
 	char *dir;    /* absolute project directory (dir of the first file) */
 	char **files; /* NULL-terminated absolute paths of the Compose files */
@@ -99,6 +113,8 @@ struct svc_project {
 	size_t n_volumes;
 	struct svc_network *networks; /* declared networks; "default" is implied, not listed */
 	size_t n_networks;
+	struct svc_resource *resources; /* x-taskenv.resources, in file order */
+	size_t n_resources;
 };
 
 void svc_project_free(struct svc_project *p);
@@ -107,5 +123,6 @@ void svc_project_free(struct svc_project *p);
 const struct svc_service *svc_project_service(const struct svc_project *p, const char *name);
 const struct svc_volume *svc_project_volume(const struct svc_project *p, const char *key);
 const struct svc_network *svc_project_network(const struct svc_project *p, const char *key);
+const struct svc_resource *svc_project_resource(const struct svc_project *p, const char *key);
 
 #endif

@@ -7,6 +7,7 @@
 #include "common/mem.h"
 #include "services/compose.h"
 #include "services/interp.h"
+#include "services/load_int.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -973,6 +974,10 @@ static int service_field(struct loader *l, struct svc_service *s, const struct p
 {
 	te_autofree char *path = NULL;
 
+	if (strcmp(pr->name, "x-taskenv") == 0) {
+		path = xasprintf("services.%s.x-taskenv", s->name);
+		return svc_ld_service_taskenv(l, s, pr->val, path);
+	}
 	if (has_prefix(pr->name, "x-"))
 		return 0;
 	for (size_t i = 0; i < sizeof(service_fields) / sizeof(service_fields[0]); i++) {
@@ -1137,7 +1142,7 @@ static int load_networks(struct loader *l, yaml_node_t *n)
 static int load_root(struct loader *l, yaml_node_t *root)
 {
 	autopairs struct pairs top = {0};
-	struct pair *services, *volumes, *networks;
+	struct pair *services, *volumes, *networks, *taskenv;
 
 	if (root->type != YAML_MAPPING_NODE && !is_null(root))
 		return node_err(l, root, "the top level must be a mapping");
@@ -1148,6 +1153,9 @@ static int load_root(struct loader *l, yaml_node_t *root)
 	services = pairs_find(&top, "services");
 	volumes = pairs_find(&top, "volumes");
 	networks = pairs_find(&top, "networks");
+	taskenv = pairs_find(&top, "x-taskenv");
+	if (taskenv && svc_ld_taskenv(l, taskenv->val) < 0)
+		return -1;
 	if (volumes && load_volumes(l, volumes->val) < 0)
 		return -1;
 	if (networks && load_networks(l, networks->val) < 0)
@@ -1155,6 +1163,56 @@ static int load_root(struct loader *l, yaml_node_t *root)
 	if (!services)
 		return node_err(l, root, "no services defined");
 	return load_services(l, services->key, services->val);
+}
+
+/* ---- for the x-taskenv parser (load_int.h) ---- */
+
+int svc_ld_err(struct loader *l, const yaml_node_t *n, const char *fmt, ...)
+{
+	char msg[sizeof(l->err->msg)];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	return node_err(l, n, "%s", msg);
+}
+
+struct svc_loc svc_ld_loc(const struct loader *l, const yaml_node_t *n)
+{
+	return loc_of(l, n);
+}
+
+struct svc_project *svc_ld_project(struct loader *l)
+{
+	return l->p;
+}
+
+int svc_ld_map(struct loader *l, yaml_node_t *n, const char *path, struct svc_ld_pair **out, size_t *nout)
+{
+	autopairs struct pairs ps = {0};
+
+	*out = NULL;
+	*nout = 0;
+	if (mapping_pairs(l, n, path, &ps) < 0)
+		return -1;
+	*out = xcalloc(ps.n + 1, sizeof(**out));
+	for (size_t i = 0; i < ps.n; i++)
+		(*out)[i] = (struct svc_ld_pair){ps.v[i].name, ps.v[i].key, ps.v[i].val};
+	*nout = ps.n;
+	return 0;
+}
+
+int svc_ld_string(struct loader *l, yaml_node_t *n, const char *path, char **out)
+{
+	return get_string(l, n, path, out);
+}
+
+int svc_ld_strings(struct loader *l, yaml_node_t *n, const char *path, char ***out)
+{
+	if (n->type != YAML_SEQUENCE_NODE)
+		return node_err(l, n, "%s must be a list", path);
+	return get_string_list(l, n, path, out);
 }
 
 /* ---- files ---- */

@@ -35,6 +35,18 @@ static void service_release(struct svc_service *s)
 	kv_free(s->labels, s->n_labels);
 	free(s->container_name);
 	te_strv_free(s->networks);
+	kv_free(s->inject, s->n_inject);
+}
+
+static void resource_release(struct svc_resource *r)
+{
+	free(r->key);
+	free(r->driver);
+	free(r->server);
+	free(r->isolation);
+	free(r->tmpl);
+	free(r->container_host);
+	te_strv_free(r->buckets);
 }
 
 void svc_project_free(struct svc_project *p)
@@ -58,6 +70,9 @@ void svc_project_free(struct svc_project *p)
 		kv_free(p->networks[i].labels, p->networks[i].n_labels);
 	}
 	free(p->networks);
+	for (size_t i = 0; i < p->n_resources; i++)
+		resource_release(&p->resources[i]);
+	free(p->resources);
 	free(p->dir);
 	te_strv_free(p->files);
 	free(p);
@@ -84,5 +99,13 @@ const struct svc_network *svc_project_network(const struct svc_project *p, const
 	for (size_t i = 0; p && key && i < p->n_networks; i++)
 		if (strcmp(p->networks[i].key, key) == 0)
 			return &p->networks[i];
+	return NULL;
+}
+
+const struct svc_resource *svc_project_resource(const struct svc_project *p, const char *key)
+{
+	for (size_t i = 0; p && key && i < p->n_resources; i++)
+		if (strcmp(p->resources[i].key, key) == 0)
+			return &p->resources[i];
 	return NULL;
 }
