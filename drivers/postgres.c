@@ -44,6 +44,10 @@ static const char *pq_msg(const char *m, char *buf, size_t n)
 	return buf;
 }
 
+static void quiet(void *arg, const char *message)
+{
+}
+
 /* Connect to URL (its dbname replaced by DBNAME unless NULL). */
 static int pg_connect(struct pg *pg, const char *url, const char *dbname, struct te_err *err)
 {
@@ -55,6 +59,8 @@ static int pg_connect(struct pg *pg, const char *url, const char *dbname, struct
 	pg->c = PQconnectdbParams(kw, val, 1);
 	if (!pg->c)
 		TE_BUG("PQconnectdbParams returned NULL");
+	/* Drivers never print: libpq's default prints NOTICEs to stderr. */
+	PQsetNoticeProcessor(pg->c, quiet, NULL);
 	if (PQstatus(pg->c) != CONNECTION_OK)
 		return te_err_set(err, TE_E_FAIL, "postgres server %s: %s", pg->where,
 				  pq_msg(PQerrorMessage(pg->c), m, sizeof(m)));
@@ -195,7 +201,7 @@ static int role_sql(struct prov *p, bool exists, struct te_err *err)
 	te_autofree char *mark_text = owner_mark(p->s->ledger_id, p->s->task);
 	te_autofree char *mark = lit(&p->pg, mark_text);
 	te_autofree char *sql =
-	    xasprintf("%s ROLE %s WITH LOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE NOINHERIT "
+	    xasprintf("%s ROLE %s WITH LOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE "
 		      "NOREPLICATION NOBYPASSRLS CONNECTION LIMIT " PG_CONN_LIMIT " PASSWORD %s",
 		      exists ? "ALTER" : "CREATE", r, pw);
 	te_autofree char *comment = xasprintf("COMMENT ON ROLE %s IS %s", r, mark);

@@ -1,7 +1,7 @@
 /* The postgres driver (libpq), talking to a server given by an admin URL.
  *
  * isolation: schema (default), in the admin URL's database:
- *   CREATE ROLE r LOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE NOINHERIT
+ *   CREATE ROLE r LOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE
  *     NOREPLICATION NOBYPASSRLS CONNECTION LIMIT 32 PASSWORD '...';
  *   COMMENT ON ROLE r IS 'taskenv ledger=<id> task=<task>'    (ownership mark)
  *   CREATE SCHEMA s AUTHORIZATION r;
@@ -18,6 +18,8 @@
  *   on the maintenance connection, so concurrent tasks never hit SQLSTATE
  *   55006; the template's tables, views, sequences and schemas are then
  *   handed to r (ALTER ... OWNER TO r) inside the clone.
+ * (INHERIT stays on: the owner of a PostgreSQL 15 database reaches its
+ * public schema through the implicit pg_database_owner membership.)
  * Object names: role = schema = database = "te_<task>_<key>" (63 bytes at
  * most, see drv_object_name). Every identifier goes through
  * PQescapeIdentifier, every literal through PQescapeLiteral or a parameter.

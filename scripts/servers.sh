@@ -1,0 +1,81 @@
+#!/usr/bin/env bash
+# Private servers for the driver tests and benchmark, everything under DIR,
+# on loopback, stopped by pid (never by name):
+#   servers.sh start DIR [postgres]   prints shell lines: PG_ADMIN_URL=...
+#   servers.sh stop DIR
+#   servers.sh pg-stop|pg-start DIR   stop / start again the cluster (same port)
+# PostgreSQL 15 from /usr/lib/postgresql/15/bin: initdb into DIR/pg (trust
+# for the admin over the unix socket, scram for TCP), a free port on
+# 127.0.0.1, the admin user "taskenv_admin" with a random password.
+# Running as root: the cluster is owned by the "postgres" system user.
+set -euo pipefail
+
+CMD=${1:?usage: servers.sh start|stop DIR}
+DIR=${2:?usage: servers.sh start|stop DIR}
+PGBIN=${PGBIN:-/usr/lib/postgresql/15/bin}
+
+free_port() {
+	python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'
+}
+
+as_pg() {
+	if [ "$(id -u)" = 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi
+}
+
+start_postgres() {
+	local d="$DIR/pg" port pw
+	mkdir -p "$d"
+	if [ "$(id -u)" = 0 ]; then
+		chown postgres: "$d"
+		runuser -u postgres -- test -x "$d" ||
+			{ echo "servers.sh: user postgres cannot reach $d (make its parents o+x)" >&2; return 1; }
+	fi
+	port=$(free_port)
+	pw=$(head -c 16 /dev/urandom | od -An -tx1 | tr -d ' \n')
+	printf '%s\n' "$pw" >"$d/pw"
+	chmod 644 "$d/pw"
+	as_pg "$PGBIN/initdb" -D "$d/data" -U taskenv_admin --pwfile="$d/pw" -A scram-sha-256 \
+		--auth-local=trust -E UTF8 --locale=C.UTF-8 >"$d/initdb.log" 2>&1
+	# In the config file, so pg-start brings it back on the same port.
+	cat >>"$d/data/postgresql.conf" <<CONF
+listen_addresses = '127.0.0.1'
+port = $port
+unix_socket_directories = '$d'
+max_connections = 200
+fsync = off
+synchronous_commit = off
+full_page_writes = off
+CONF
+	as_pg "$PGBIN/pg_ctl" -D "$d/data" -l "$d/log" -w -t 60 start >/dev/null
+	echo "PG_ADMIN_URL=postgresql://taskenv_admin:$pw@127.0.0.1:$port/postgres"
+	echo "PG_SOCKET_DIR=$d"
+	echo "PG_PORT=$port"
+}
+
+stop_postgres() {
+	local d="$DIR/pg" pid
+	[ -f "$d/data/postmaster.pid" ] || return 0
+	pid=$(head -n 1 "$d/data/postmaster.pid")
+	kill -INT "$pid" 2>/dev/null || true
+	for _ in $(seq 1 100); do kill -0 "$pid" 2>/dev/null || return 0; sleep 0.1; done
+	kill -KILL "$pid" 2>/dev/null || true
+}
+
+# Restart the existing cluster on its port (tests of an unreachable server).
+restart_postgres() {
+	as_pg "$PGBIN/pg_ctl" -D "$DIR/pg/data" -l "$DIR/pg/log" -w -t 60 start >/dev/null
+}
+
+case $CMD in
+start)
+	mkdir -p "$DIR"
+	what=${3:-postgres}
+	for w in $what; do "start_$w"; done
+	;;
+stop)
+	stop_postgres
+	;;
+pg-stop) stop_postgres ;;
+pg-start) restart_postgres ;;
+*) echo "usage: servers.sh start|stop DIR" >&2; exit 2 ;;
+esac

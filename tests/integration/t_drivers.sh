@@ -1,0 +1,206 @@
+# Issue 4: task-scoped server resources (postgres driver) against a real
+# PostgreSQL 15 started privately under $WORK/servers (once per run.sh
+# invocation, on the first driver test; run.sh stops it by pid).
+# shellcheck shell=bash
+
+# Start the servers once; export PG_ADMIN_URL etc. into the caller.
+drv_servers() {
+	local d="$WORK/servers"
+	if [ ! -f "$d/env" ]; then
+		local t0=$SECONDS
+		# As root the cluster runs as user postgres, who must traverse $WORK.
+		chmod 711 "$WORK"
+		"$TE_ROOT/scripts/servers.sh" start "$d" postgres >"$d.env.tmp" || fail "could not start the test servers"
+		mv "$d.env.tmp" "$d/env"
+		log "    servers started in $((SECONDS - t0)) s"
+	fi
+	set -a
+	# shellcheck source=/dev/null
+	. "$d/env"
+	set +a
+}
+
+# psql as the admin (over the private unix socket: trust), one value out.
+pg_admin() { PGOPTIONS="-c client_min_messages=warning" psql -X -q -At -h "$PG_SOCKET_DIR" -p "$PG_PORT" -U taskenv_admin -d "${2:-postgres}" -c "$1"; }
+
+# Roles, schemas and databases whose name starts with te_<task>_ (count).
+pg_traces() {
+	local like
+	like="te_$(sed 's/_/\\_/g' <<<"$1")\\_%"
+	pg_admin "select (select count(*) from pg_roles where rolname like '$like')
+		+ (select count(*) from pg_namespace where nspname like '$like')
+		+ (select count(*) from pg_database where datname like '$like')"
+}
+
+# A project with one resource DECL (flow mapping) and an app that gets DATABASE_URL.
+drv_project() {
+	local dir
+	dir=$(mktemp -d "$WORK/proj.XXXX")
+	cat >"$dir/compose.yaml" <<YAML
+x-taskenv:
+  resources:
+    db: $1
+services:
+  app:
+    image: taskenv-test/busybox:1
+    command: ["sleep", "3600"]
+    x-taskenv:
+      env: {DATABASE_URL: db.url, DB_USER: db.user}
+YAML
+	echo "$dir"
+}
+
+# Schema isolation: two tasks at once; each reaches its own schema through
+# `taskenv env`; A cannot read or write B's schema nor create in public;
+# the container got DATABASE_URL; down leaves nothing on the server.
+test_pg_schema_isolation() {
+	drv_servers
+	local dir ua ub out
+	dir=$(drv_project '{driver: postgres, server: "${PG_ADMIN_URL}", isolation: schema}')
+	(cd "$dir" && te up -t sch-a >"$WORK/sa.log" 2>&1) & local ja=$!
+	(cd "$dir" && te up -t sch-b >"$WORK/sb.log" 2>&1) & local jb=$!
+	wait $ja || { cat "$WORK/sa.log" >&2; fail "up sch-a"; }
+	wait $jb || { cat "$WORK/sb.log" >&2; fail "up sch-b"; }
+	ua=$(te env -t sch-a | sed -n 's/^TASKENV_DB_URL=//p')
+	ub=$(te env -t sch-b | sed -n 's/^TASKENV_DB_URL=//p')
+	assert_contains "$ua" "postgresql://te_sch-a_db:"
+	assert_contains "$ua" "@127.0.0.1:$PG_PORT/postgres"
+	psql -X -q "$ua" -c 'create table mine(x int); insert into mine values (1)'
+	psql -X -q "$ub" -c 'create table mine(x int); insert into mine values (2)'
+	assert_eq "$(psql -X -At "$ua" -c 'select x from mine')" "1"
+	assert_eq "$(psql -X -At "$ub" -c 'select x from mine')" "2"
+	! psql -X -q "$ua" -c 'select * from "te_sch-b_db".mine' 2>"$WORK/e1" || fail "A read B's schema"
+	assert_contains "$(cat "$WORK/e1")" "permission denied"
+	! psql -X -q "$ua" -c 'insert into "te_sch-b_db".mine values (9)' 2>/dev/null || fail "A wrote B's schema"
+	! psql -X -q "$ua" -c 'create table public.leak(x int)' 2>"$WORK/e2" || fail "A created in public"
+	assert_contains "$(cat "$WORK/e2")" "permission denied"
+	# injected into the container, never printed by ps
+	out=$(api GET /containers/sch-a-app-1/json | jq -r '.Config.Env[]')
+	assert_contains "$out" "DATABASE_URL=$ua"
+	assert_contains "$out" "DB_USER=te_sch-a_db"
+	out=$(te ps -t sch-a; te ps -t sch-a --json)
+	assert_contains "$out" "postgres-schema"
+	assert_not_contains "$out" "$(sed 's/.*:\(.*\)@.*/\1/' <<<"$ua")"
+	te down -t sch-a --timeout 1
+	te down -t sch-b --timeout 1
+	assert_eq "$(pg_traces sch-a)$(pg_traces sch-b)" "00"
+	assert_eq "$(count_task_objects sch-a)" "0"
+}
+
+# Database isolation: A's role cannot connect to B's database.
+test_pg_database_isolation() {
+	drv_servers
+	local dir ua
+	dir=$(drv_project '{driver: postgres, server: "${PG_ADMIN_URL}", isolation: database}')
+	(cd "$dir" && te up -t dbi-a && te up -t dbi-b) >/dev/null 2>&1 || fail "up"
+	ua=$(te env -t dbi-a | sed -n 's/^TASKENV_DB_URL=//p')
+	assert_contains "$ua" "/te_dbi-a_db"
+	psql -X -q "$ua" -c 'create table t(x int)'
+	# A's credentials against B's database
+	! psql -X -q "$(sed 's#/te_dbi-a_db$#/te_dbi-b_db#' <<<"$ua")" -c 'select 1' 2>"$WORK/e3" ||
+		fail "A connected to B's database"
+	assert_contains "$(cat "$WORK/e3")" "permission denied"
+	te down -t dbi-a --timeout 1
+	te down -t dbi-b --timeout 1
+	assert_eq "$(pg_traces dbi-a)$(pg_traces dbi-b)" "00"
+}
+
+# 16 concurrent ups clone one template: all succeed (no SQLSTATE 55006),
+# each clone has the template's data, readable by the task's own role.
+test_pg_template_16_concurrent() {
+	drv_servers
+	local dir i pids=() u bad=0
+	pg_admin "drop database if exists app_tpl" >/dev/null
+	pg_admin "create database app_tpl" >/dev/null
+	pg_admin "create table seed(id serial primary key, v text); insert into seed(v) values ('tpl')" app_tpl
+	dir=$(drv_project '{driver: postgres, server: "${PG_ADMIN_URL}", isolation: database, template: app_tpl}')
+	for i in $(seq 1 16); do
+		(cd "$dir" && te up -t "tpl-$i" >"$WORK/tpl-$i.log" 2>&1) &
+		pids+=($!)
+	done
+	for i in $(seq 1 16); do
+		wait "${pids[$((i - 1))]}" || { bad=$((bad + 1)); cat "$WORK/tpl-$i.log" >&2; }
+	done
+	assert_eq "$bad" "0" "(failed ups)"
+	! grep -l 55006 "$WORK"/tpl-*.log || fail "55006 seen"
+	for i in $(seq 1 16); do
+		u=$(te env -t "tpl-$i" | sed -n 's/^TASKENV_DB_URL=//p')
+		assert_eq "$(psql -X -q -At "$u" -c "insert into seed(v) values ('mine'); select string_agg(v, ',' order by id) from seed")" "tpl,mine"
+	done
+	for i in $(seq 1 16); do te down -t "tpl-$i" --timeout 1 >/dev/null 2>&1 & done
+	wait
+	for i in $(seq 1 16); do assert_eq "$(pg_traces "tpl-$i")" "0" "(tpl-$i)"; done
+	assert_eq "$(pg_admin "select count(*) from seed" app_tpl)" "1" "(template changed)"
+	pg_admin "drop database app_tpl" >/dev/null
+}
+
+# Killed between driver steps: down still removes everything.
+test_pg_fault_between_steps() {
+	drv_servers
+	local dir f rc
+	dir=$(drv_project '{driver: postgres, server: "${PG_ADMIN_URL}", isolation: database}')
+	for f in after-create:postgres-role:te_fault_db before-create:postgres-database:te_fault_db \
+		after-create:postgres-database:te_fault_db; do
+		rc=0
+		(cd "$dir" && TASKENV_FAULT=$f te up -t fault) >/dev/null 2>&1 || rc=$?
+		assert_eq "$rc" "137" "(killed at $f)"
+		[ "$(pg_traces fault)" != 0 ] || fail "nothing was created before $f"
+		te down -t fault --timeout 1 >/dev/null
+		assert_eq "$(pg_traces fault)" "0" "(after down, fault at $f)"
+		assert_eq "$(te ps --json | jq '[.[] | select(.task == "fault")] | length')" "0"
+	done
+}
+
+# The server is down during the first `down`: the objects stay pending
+# and the task stays; the second `down`, with the server back, removes them.
+test_pg_unreachable_during_down() {
+	drv_servers
+	local dir rc=0 out
+	dir=$(drv_project '{driver: postgres, server: "${PG_ADMIN_URL}"}')
+	(cd "$dir" && te up -t unreach) >/dev/null 2>&1 || fail "up"
+	"$TE_ROOT/scripts/servers.sh" pg-stop "$WORK/servers"
+	out=$(te down -t unreach --timeout 1 2>&1) || rc=$?
+	"$TE_ROOT/scripts/servers.sh" pg-start "$WORK/servers"
+	assert_eq "$rc" "1"
+	assert_contains "$out" "remain"
+	assert_contains "$(te ps -t unreach --json | jq -r '.resources[].ledger_state' | sort -u | tr '\n' ' ')" "pending"
+	[ "$(pg_traces unreach)" = 2 ] || fail "role and schema should still exist"
+	te down -t unreach --timeout 1 >/dev/null
+	assert_eq "$(pg_traces unreach)" "0"
+	assert_eq "$(te ps --json | jq '[.[] | select(.task == "unreach")] | length')" "0"
+}
+
+# Bad input: a clear error naming the resource (and the server), no trace.
+test_pg_bad_input() {
+	drv_servers
+	local dir port
+	dir=$(drv_project '{driver: mysql, server: "${PG_ADMIN_URL}"}')
+	expect_exit 2 te up -t bad-drv -f "$dir/compose.yaml"
+	assert_contains "$OUT" "compose.yaml:3:5: x-taskenv.resources.db: unknown driver 'mysql'"
+	assert_no_trace bad-drv
+
+	dir=$(drv_project '{driver: postgres, server: "${NO_SUCH_ADMIN_URL}"}')
+	expect_exit 2 te up -t bad-var -f "$dir/compose.yaml"
+	assert_contains "$OUT" "x-taskenv.resources.db: server is empty"
+	assert_no_trace bad-var
+
+	port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+	dir=$(drv_project "{driver: postgres, server: \"postgresql://x:y@127.0.0.1:$port/postgres\"}")
+	expect_exit 1 te up -t bad-srv -f "$dir/compose.yaml"
+	assert_contains "$OUT" "resource 'db' (driver postgres): postgres server 127.0.0.1:$port:"
+	assert_not_contains "$OUT" "x:y"
+	assert_no_trace bad-srv
+
+	dir=$(drv_project "{driver: postgres, server: \"postgresql://taskenv_admin:wrong@127.0.0.1:$PG_PORT/postgres\"}")
+	expect_exit 1 te up -t bad-pw -f "$dir/compose.yaml"
+	assert_contains "$OUT" "resource 'db' (driver postgres): postgres server 127.0.0.1:$PG_PORT: "
+	assert_contains "$OUT" "password authentication failed"
+	assert_not_contains "$OUT" "wrong"
+	assert_no_trace bad-pw
+
+	dir=$(drv_project '{driver: postgres, server: "${PG_ADMIN_URL}", isolation: database, template: no_such_tpl}')
+	expect_exit 1 te up -t bad-tpl -f "$dir/compose.yaml"
+	assert_contains "$OUT" "resource 'db' (driver postgres): postgres server 127.0.0.1:$PG_PORT: template database 'no_such_tpl' does not exist"
+	assert_no_trace bad-tpl
+	assert_eq "$(pg_traces bad-tpl)$(pg_traces bad-pw)" "00"
+}
