@@ -8,7 +8,7 @@ PACKAGES=(
 	# build
 	cmake gcc make pkg-config clang
 	libcurl4-openssl-dev libcjson-dev libyaml-dev libsqlite3-dev libpq-dev
-	libcmocka-dev libarchive-dev valgrind
+	libcmocka-dev libarchive-dev valgrind libssl-dev
 	# engines (scripts/engine.sh): dockerd with its containerd, Podman with netavark
 	docker.io containerd runc tini docker-compose
 	podman conmon netavark aardvark-dns catatonit uidmap slirp4netns fuse-overlayfs
@@ -16,7 +16,7 @@ PACKAGES=(
 	# local images (scripts/images.sh)
 	busybox-static mmdebstrap debian-archive-keyring
 	# servers and clients the drivers are tested against
-	postgresql-15 postgresql-client-15 rabbitmq-server
+	postgresql-15 postgresql-client-15 rabbitmq-server amqp-tools nodejs npm
 	# tools
 	curl ca-certificates git shellcheck python3
 )

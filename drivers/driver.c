@@ -1,5 +1,6 @@
 #include "drivers/driver.h"
 #include "drivers/postgres.h"
+#include "drivers/rabbitmq.h"
 #include "common/err.h"
 #include "common/mem.h"
 
@@ -11,6 +12,7 @@
 
 static const struct drv_ops *const drivers[] = {
     &drv_postgres,
+    &drv_rabbitmq,
 };
 
 const struct drv_ops *drv_find(const char *name)
@@ -34,7 +36,7 @@ const struct drv_ops *drv_for_kind(const char *kind)
 
 const char *drv_names(void)
 {
-	return "postgres";
+	return "postgres, rabbitmq";
 }
 
 char *drv_secret_server(const char *key)

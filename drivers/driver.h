@@ -63,10 +63,11 @@ struct drv_recorder {
 struct drv_ref {
 	const char *task;
 	const char *ledger_id;
-	const char *kind;   /* e.g. "postgres-role" */
-	const char *name;   /* the exact name on the server */
-	const char *detail; /* the JSON written at intend time, or NULL */
-	const char *server; /* admin URL from the secrets file, or NULL if lost */
+	const char *kind;     /* e.g. "postgres-role" */
+	const char *name;     /* the exact name on the server */
+	const char *detail;   /* the JSON written at intend time, or NULL */
+	const char *server;   /* admin URL from the secrets file, or NULL if lost */
+	const char *password; /* the task's password for the resource, or NULL */
 };
 
 enum drv_removed {

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Private servers for the driver tests and benchmark, everything under DIR,
 # on loopback, stopped by pid (never by name):
-#   servers.sh start DIR [postgres]   prints shell lines: PG_ADMIN_URL=...
+#   servers.sh start DIR ["postgres rabbitmq"]   prints shell lines: PG_ADMIN_URL=...
 #   servers.sh stop DIR
 #   servers.sh pg-stop|pg-start DIR   stop / start again the cluster (same port)
 # PostgreSQL 15 from /usr/lib/postgresql/15/bin: initdb into DIR/pg (trust
@@ -61,6 +61,62 @@ stop_postgres() {
 	kill -KILL "$pid" 2>/dev/null || true
 }
 
+# rabbitmq-server with rabbitmq_management, everything under DIR/rmq: its own
+# node name, Erlang cookie (HOME), epmd port (ERL_EPMD_PORT, loopback only,
+# killed with `epmd -port P -kill` on stop), AMQP and management ports on
+# 127.0.0.1, an admin with a random password. Takes ~15 s to answer.
+rmq_env() {
+	local d="$DIR/rmq"
+	# shellcheck source=/dev/null
+	. "$d/ports"
+	export HOME="$d" RABBITMQ_MNESIA_BASE="$d/mnesia" RABBITMQ_LOG_BASE="$d/log" \
+		RABBITMQ_NODENAME="te$RMQ_AMQP@localhost" RABBITMQ_NODE_IP_ADDRESS=127.0.0.1 \
+		RABBITMQ_NODE_PORT="$RMQ_AMQP" RABBITMQ_DIST_PORT="$RMQ_DIST" \
+		RABBITMQ_CONFIG_FILE="$d/rabbitmq.conf" RABBITMQ_ENABLED_PLUGINS_FILE="$d/enabled_plugins" \
+		RABBITMQ_PID_FILE="$d/pid" RABBITMQ_CONF_ENV_FILE="$d/env.conf" \
+		ERL_EPMD_PORT="$RMQ_EPMD" ERL_EPMD_ADDRESS=127.0.0.1
+}
+
+start_rabbitmq() {
+	local d="$DIR/rmq" pw i
+	mkdir -p "$d"
+	pw=$(head -c 16 /dev/urandom | od -An -tx1 | tr -d ' \n')
+	printf 'RMQ_AMQP=%s\nRMQ_MGMT=%s\nRMQ_DIST=%s\nRMQ_EPMD=%s\n' "$(free_port)" "$(free_port)" \
+		"$(free_port)" "$(free_port)" >"$d/ports"
+	rmq_env
+	cat >"$d/rabbitmq.conf" <<CONF
+listeners.tcp.default = 127.0.0.1:$RMQ_AMQP
+management.tcp.port = $RMQ_MGMT
+management.tcp.ip = 127.0.0.1
+default_user = taskenv_admin
+default_pass = $pw
+CONF
+	echo '[rabbitmq_management].' >"$d/enabled_plugins"
+	: >"$d/env.conf"
+	setsid /usr/lib/rabbitmq/bin/rabbitmq-server >"$d/out.log" 2>&1 </dev/null &
+	for i in $(seq 1 240); do
+		curl -fsS -o /dev/null -u "taskenv_admin:$pw" "http://127.0.0.1:$RMQ_MGMT/api/overview" 2>/dev/null && break
+		sleep 0.25
+	done
+	[ "$i" -lt 240 ] || { echo "servers.sh: rabbitmq did not answer in 60 s (see $d/out.log)" >&2; return 1; }
+	echo "RMQ_ADMIN_URL=http://taskenv_admin:$pw@127.0.0.1:$RMQ_MGMT"
+	echo "RMQ_AMQP_PORT=$RMQ_AMQP"
+}
+
+stop_rabbitmq() {
+	local d="$DIR/rmq" pid epmd
+	[ -f "$d/ports" ] || return 0
+	rmq_env
+	if [ -f "$d/pid" ]; then
+		pid=$(cat "$d/pid")
+		kill -TERM "$pid" 2>/dev/null || true
+		for _ in $(seq 1 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+		kill -KILL "$pid" 2>/dev/null || true
+	fi
+	epmd=$(ls /usr/lib/erlang/erts-*/bin/epmd 2>/dev/null | head -n 1)
+	[ -n "$epmd" ] && "$epmd" -port "$RMQ_EPMD" -kill >/dev/null 2>&1 || true
+}
+
 # Restart the existing cluster on its port (tests of an unreachable server).
 restart_postgres() {
 	as_pg "$PGBIN/pg_ctl" -D "$DIR/pg/data" -l "$DIR/pg/log" -w -t 60 start >/dev/null
@@ -74,6 +130,7 @@ start)
 	;;
 stop)
 	stop_postgres
+	stop_rabbitmq
 	;;
 pg-stop) stop_postgres ;;
 pg-start) restart_postgres ;;

@@ -129,13 +129,16 @@ int svc_driver_down(struct ledger *l, const struct state_resource *r, enum drv_r
 	const struct drv_ops *ops = drv_for_kind(r->kind);
 	te_autofree char *sname = drv_secret_server(r->service ? r->service : "");
 	te_autofree char *server = NULL;
+	te_autofree char *pname = drv_secret_password(r->service ? r->service : "");
+	te_autofree char *password = NULL;
 	struct drv_ref ref;
 
 	if (!ops)
 		return te_err_set(err, TE_E_STATE, "no driver for resource kind '%s'", r->kind);
-	if (state_secret_get(l, r->task, sname, &server, err) < 0)
+	if (state_secret_get(l, r->task, sname, &server, err) < 0 ||
+	    state_secret_get(l, r->task, pname, &password, err) < 0)
 		return -1;
-	ref = (struct drv_ref){r->task, state_ledger_id(l), r->kind, r->name, r->detail, server};
+	ref = (struct drv_ref){r->task, state_ledger_id(l), r->kind, r->name, r->detail, server, password};
 	return ops->teardown(&ref, out, err);
 }
 

@@ -20,7 +20,8 @@
 #include <string.h>
 
 /* What `env:` may name after "<key>.": the fields drivers describe. */
-static const char *const inject_fields[] = {"url", "host", "port", "user", "password", "database", "schema"};
+static const char *const inject_fields[] = {"url",	"host",	    "port",   "user",
+					    "password", "database", "schema", "vhost"};
 
 static bool valid_resource_key(const char *k)
 {
@@ -140,7 +141,8 @@ static int check_ref(struct loader *l, yaml_node_t *at, const char *path, const 
 	for (size_t i = 0; i < sizeof(inject_fields) / sizeof(inject_fields[0]); i++)
 		if (strcmp(dot + 1, inject_fields[i]) == 0)
 			return 0;
-	return svc_ld_err(l, at, "%s: unknown field '%s' (url, host, port, user, password, database, schema)",
+	return svc_ld_err(l, at,
+			  "%s: unknown field '%s' (url, host, port, user, password, database, schema, vhost)",
 			  path, dot + 1);
 }
 

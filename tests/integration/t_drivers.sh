@@ -4,8 +4,15 @@
 # shellcheck shell=bash
 
 # Start the servers once; export PG_ADMIN_URL etc. into the caller.
+# RabbitMQ (~10-15 s to start) only when a test asks for it: drv_servers rabbitmq.
 drv_servers() {
 	local d="$WORK/servers"
+	if [ "${1:-}" = rabbitmq ] && [ ! -f "$d/env.rmq" ]; then
+		drv_servers
+		"$TE_ROOT/scripts/servers.sh" start "$d" rabbitmq >"$d/env.rmq.tmp" || fail "could not start rabbitmq"
+		mv "$d/env.rmq.tmp" "$d/env.rmq"
+	fi
+	if [ -f "$d/env.rmq" ]; then set -a; . "$d/env.rmq"; set +a; fi
 	if [ ! -f "$d/env" ]; then
 		local t0=$SECONDS
 		# As root the cluster runs as user postgres, who must traverse $WORK.
@@ -203,4 +210,67 @@ test_pg_bad_input() {
 	assert_contains "$OUT" "resource 'db' (driver postgres): postgres server 127.0.0.1:$PG_PORT: template database 'no_such_tpl' does not exist"
 	assert_no_trace bad-tpl
 	assert_eq "$(pg_traces bad-tpl)$(pg_traces bad-pw)" "00"
+}
+
+# RabbitMQ management API as the admin: rmq_admin PATH -> JSON.
+rmq_admin() { curl -fsS "$RMQ_ADMIN_URL$1"; }
+
+# vhosts + users named te_<task>_* (count).
+rmq_traces() {
+	local p="te_$1_"
+	echo $(($(rmq_admin /api/vhosts | jq --arg p "$p" '[.[] | select(.name | startswith($p))] | length') +
+		$(rmq_admin /api/users | jq --arg p "$p" '[.[] | select(.name | startswith($p))] | length')))
+}
+
+# Two tasks each get a vhost and a user; A's user cannot open B's vhost;
+# the app gets JOBS_URL; down leaves no vhost or user; a kill between the
+# user and the vhost step is recovered by down.
+test_rmq_vhost_isolation() {
+	drv_servers rabbitmq
+	local dir ua ub out rc
+	dir=$(mktemp -d "$WORK/proj.XXXX")
+	cat >"$dir/compose.yaml" <<'YAML'
+x-taskenv:
+  resources:
+    jobs: {driver: rabbitmq, server: "${RMQ_ADMIN_URL}"}
+services:
+  app:
+    image: taskenv-test/busybox:1
+    command: ["sleep", "3600"]
+    x-taskenv: {env: {JOBS_URL: jobs.url}}
+YAML
+	(cd "$dir" && te up -t rq-a && te up -t rq-b) >"$WORK/rq.log" 2>&1 || { cat "$WORK/rq.log" >&2; fail "up"; }
+	ua=$(te env -t rq-a | sed -n 's/^TASKENV_JOBS_URL=//p')
+	ub=$(te env -t rq-b | sed -n 's/^TASKENV_JOBS_URL=//p')
+	assert_contains "$ua" "amqp://te_rq-a_jobs:"
+	assert_contains "$ua" "@127.0.0.1:$RMQ_AMQP_PORT/te_rq-a_jobs"
+	amqp-declare-queue --url="$ua" -q work >/dev/null || fail "A cannot use its own vhost"
+	amqp-declare-queue --url="$ub" -q work >/dev/null || fail "B cannot use its own vhost"
+	! amqp-declare-queue --url="${ua%/*}/te_rq-b_jobs" -q work >/dev/null 2>&1 || fail "A opened B's vhost"
+	assert_eq "$(rmq_admin /api/users/te_rq-a_jobs | jq -r .tags | tr -d '[]"')" ""
+	out=$(api GET /containers/rq-a-app-1/json | jq -r '.Config.Env[]')
+	assert_contains "$out" "JOBS_URL=$ua"
+	assert_not_contains "$(te ps -t rq-a --json)" "$(sed 's/.*:\(.*\)@.*/\1/' <<<"$ua")"
+	te down -t rq-a --timeout 1 >/dev/null
+	te down -t rq-b --timeout 1 >/dev/null
+	assert_eq "$(rmq_traces rq-a)$(rmq_traces rq-b)" "00"
+	rc=0
+	(cd "$dir" && TASKENV_FAULT=after-create:rabbitmq-user:te_rq-f_jobs te up -t rq-f) >/dev/null 2>&1 || rc=$?
+	assert_eq "$rc" "137"
+	assert_eq "$(rmq_traces rq-f)" "1"
+	te down -t rq-f --timeout 1 >/dev/null
+	assert_eq "$(rmq_traces rq-f)" "0"
+}
+
+# Admin credentials rejected: a clear error naming the resource and server.
+test_rmq_bad_admin() {
+	drv_servers rabbitmq
+	local dir
+	dir=$(mktemp -d "$WORK/proj.XXXX")
+	printf 'x-taskenv:\n  resources:\n    jobs: {driver: rabbitmq, server: "%s"}\nservices:\n  app: {image: taskenv-test/busybox:1}\n' \
+		"$(sed 's#//taskenv_admin:[^@]*@#//taskenv_admin:nope@#' <<<"$RMQ_ADMIN_URL")" >"$dir/compose.yaml"
+	expect_exit 1 te up -t rq-bad -f "$dir/compose.yaml"
+	assert_contains "$OUT" "resource 'jobs' (driver rabbitmq): rabbitmq server 127.0.0.1:"
+	assert_contains "$OUT" "admin credentials rejected"
+	assert_no_trace rq-bad
 }
