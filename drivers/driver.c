@@ -1,6 +1,7 @@
 #include "drivers/driver.h"
 #include "drivers/postgres.h"
 #include "drivers/rabbitmq.h"
+#include "drivers/s3.h"
 #include "common/err.h"
 #include "common/mem.h"
 
@@ -13,6 +14,7 @@
 static const struct drv_ops *const drivers[] = {
     &drv_postgres,
     &drv_rabbitmq,
+    &drv_s3,
 };
 
 const struct drv_ops *drv_find(const char *name)
@@ -36,7 +38,7 @@ const struct drv_ops *drv_for_kind(const char *kind)
 
 const char *drv_names(void)
 {
-	return "postgres, rabbitmq";
+	return "postgres, rabbitmq, s3";
 }
 
 char *drv_secret_server(const char *key)

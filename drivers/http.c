@@ -32,7 +32,10 @@ int drv_http(const struct drv_http_req *req, long *status, struct te_buf *out, s
 		h = curl_slist_append(h, ct);
 	}
 	curl_easy_setopt(c, CURLOPT_URL, req->url);
-	curl_easy_setopt(c, CURLOPT_CUSTOMREQUEST, req->method);
+	if (strcmp(req->method, "HEAD") == 0)
+		curl_easy_setopt(c, CURLOPT_NOBODY, 1L);
+	else
+		curl_easy_setopt(c, CURLOPT_CUSTOMREQUEST, req->method);
 	curl_easy_setopt(c, CURLOPT_TIMEOUT, 10L);
 	curl_easy_setopt(c, CURLOPT_ERRORBUFFER, cerr);
 	curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_body);

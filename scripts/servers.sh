@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Private servers for the driver tests and benchmark, everything under DIR,
 # on loopback, stopped by pid (never by name):
-#   servers.sh start DIR ["postgres rabbitmq"]   prints shell lines: PG_ADMIN_URL=...
+#   servers.sh start DIR ["postgres rabbitmq s3"]   prints shell lines: PG_ADMIN_URL=...
 #   servers.sh stop DIR
 #   servers.sh pg-stop|pg-start DIR   stop / start again the cluster (same port)
 # PostgreSQL 15 from /usr/lib/postgresql/15/bin: initdb into DIR/pg (trust
@@ -117,6 +117,33 @@ stop_rabbitmq() {
 	[ -n "$epmd" ] && "$epmd" -port "$RMQ_EPMD" -kill >/dev/null 2>&1 || true
 }
 
+# s3rver (npm, installed by .ci/install-deps.sh under /opt/taskenv-test) on
+# 127.0.0.1, data in DIR/s3. It has one credential for everyone: S3RVER/S3RVER.
+S3RVER=${S3RVER:-/opt/taskenv-test/node_modules/.bin/s3rver}
+start_s3() {
+	local d="$DIR/s3" port i
+	mkdir -p "$d/data"
+	port=$(free_port)
+	setsid "$S3RVER" -d "$d/data" -a 127.0.0.1 -p "$port" -s >"$d/out.log" 2>&1 </dev/null &
+	echo $! >"$d/pid"
+	for i in $(seq 1 80); do
+		curl -sS -o /dev/null "http://127.0.0.1:$port/" 2>/dev/null && break
+		sleep 0.25
+	done
+	[ "$i" -lt 80 ] || { echo "servers.sh: s3rver did not answer (see $d/out.log)" >&2; return 1; }
+	echo "S3_ADMIN_URL=http://S3RVER:S3RVER@127.0.0.1:$port"
+	echo "S3_PORT=$port"
+}
+
+stop_s3() {
+	local pid
+	[ -f "$DIR/s3/pid" ] || return 0
+	pid=$(cat "$DIR/s3/pid")
+	kill -TERM "$pid" 2>/dev/null || true
+	for _ in $(seq 1 50); do kill -0 "$pid" 2>/dev/null || return 0; sleep 0.1; done
+	kill -KILL "$pid" 2>/dev/null || true
+}
+
 # Restart the existing cluster on its port (tests of an unreachable server).
 restart_postgres() {
 	as_pg "$PGBIN/pg_ctl" -D "$DIR/pg/data" -l "$DIR/pg/log" -w -t 60 start >/dev/null
@@ -131,6 +158,7 @@ start)
 stop)
 	stop_postgres
 	stop_rabbitmq
+	stop_s3
 	;;
 pg-stop) stop_postgres ;;
 pg-start) restart_postgres ;;

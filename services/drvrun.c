@@ -197,8 +197,14 @@ int svc_drivers_env(struct ledger *l, const char *task, char ***lines, struct te
 	for (size_t i = 0; i < n && rc == 0; i++) {
 		const struct drv_ops *ops = drv_for_kind(rows[i].kind);
 		te_autojson cJSON *v = NULL;
+		bool seen = false;
 
 		if (!ops || strcmp(rows[i].kind, ops->primary_kind) != 0 || !rows[i].service)
+			continue;
+		/* One resource may own several primary rows (s3 buckets). */
+		for (size_t j = 0; j < i && !seen; j++)
+			seen = rows[j].service && strcmp(rows[j].service, rows[i].service) == 0;
+		if (seen)
 			continue;
 		v = describe_key(l, task, ops, rows[i].service, NULL, err);
 		if (!v)

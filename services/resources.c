@@ -20,8 +20,10 @@
 #include <string.h>
 
 /* What `env:` may name after "<key>.": the fields drivers describe. */
-static const char *const inject_fields[] = {"url",	"host",	    "port",   "user",
-					    "password", "database", "schema", "vhost"};
+static const char *const inject_fields[] = {
+    "url",   "host",	 "port",   "user",	 "password",   "database",    "schema",
+    "vhost", "endpoint", "region", "access_key", "secret_key", "credentials",
+};
 
 static bool valid_resource_key(const char *k)
 {
@@ -80,6 +82,13 @@ static int res_check(struct loader *l, struct svc_resource *r, yaml_node_t *at, 
 	if (r->isolation && strcmp(r->isolation, "schema") != 0 && strcmp(r->isolation, "database") != 0)
 		return svc_ld_err(l, at, "%s: isolation must be 'schema' or 'database', not '%s'", path,
 				  r->isolation);
+	if (strcmp(r->driver, "s3") == 0 && (!r->buckets || !r->buckets[0]))
+		return svc_ld_err(l, at, "%s: the s3 driver needs buckets: [name, ...]", path);
+	for (size_t i = 0; r->buckets && r->buckets[i]; i++)
+		if (!valid_resource_key(r->buckets[i]))
+			return svc_ld_err(l, at,
+					  "%s: invalid bucket name '%s': must match [a-z][a-z0-9_]{0,29}",
+					  path, r->buckets[i]);
 	if (r->tmpl && (!r->isolation || strcmp(r->isolation, "database") != 0))
 		return svc_ld_err(l, at, "%s: template needs isolation: database", path);
 	return 0;
@@ -141,9 +150,14 @@ static int check_ref(struct loader *l, yaml_node_t *at, const char *path, const 
 	for (size_t i = 0; i < sizeof(inject_fields) / sizeof(inject_fields[0]); i++)
 		if (strcmp(dot + 1, inject_fields[i]) == 0)
 			return 0;
-	return svc_ld_err(l, at,
-			  "%s: unknown field '%s' (url, host, port, user, password, database, schema, vhost)",
-			  path, dot + 1);
+	if (strncmp(dot + 1, "bucket_", 7) == 0)
+		return 0;
+	return svc_ld_err(
+	    l, at,
+	    "%s: unknown field '%s' (postgres: url, host, port, user, password, database, schema; "
+	    "rabbitmq: url, host, port, user, password, vhost; s3: endpoint, region, access_key, "
+	    "secret_key, credentials, bucket_<name>)",
+	    path, dot + 1);
 }
 
 static int load_inject(struct loader *l, struct svc_service *s, yaml_node_t *n, const char *path)
