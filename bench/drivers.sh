@@ -46,7 +46,7 @@ D=(docker -H "unix://$SOCK")
 # The private dockerd has no default bridge: give the containers a network.
 "${D[@]}" network create te-bench >/dev/null
 : >"$WORK/ctr.txt"
-for i in $(seq 1 5); do
+for _ in $(seq 1 5); do
 	s=$(date +%s%N)
 	id=$("${D[@]}" run -d --network te-bench -e POSTGRES_PASSWORD=x -p 127.0.0.1::5432 taskenv-example/postgres:15)
 	port=$("${D[@]}" port "$id" 5432/tcp | head -n 1 | sed 's/.*://')

@@ -113,8 +113,8 @@ stop_rabbitmq() {
 		for _ in $(seq 1 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
 		kill -KILL "$pid" 2>/dev/null || true
 	fi
-	epmd=$(ls /usr/lib/erlang/erts-*/bin/epmd 2>/dev/null | head -n 1)
-	[ -n "$epmd" ] && "$epmd" -port "$RMQ_EPMD" -kill >/dev/null 2>&1 || true
+	epmd=$(find /usr/lib/erlang -path '*/bin/epmd' -type f 2>/dev/null | head -n 1)
+	if [ -n "$epmd" ]; then "$epmd" -port "$RMQ_EPMD" -kill >/dev/null 2>&1 || true; fi
 }
 
 # s3rver (npm, installed by .ci/install-deps.sh under /opt/taskenv-test) on
