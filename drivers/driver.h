@@ -87,9 +87,13 @@ struct drv_ops {
 	/* Connection values of a provisioned resource, from the primary row's
 	 * DETAIL and the task's PASSWORD: an owned cJSON object of strings
 	 * (postgres: url, host, port, user, password, database, schema). When
-	 * HOST is non-NULL it replaces the server's host (container side). */
+	 * HOST / PORT are non-NULL they replace the server's host and port
+	 * (the container side). */
 	struct cJSON *(*describe)(const char *detail, const char *password, const char *host,
-				  struct te_err *err);
+				  const char *port, struct te_err *err);
+	/* Wait until the server at admin URL SERVER answers, at most TIMEOUT_S
+	 * seconds (a server container that is still starting). May be NULL. */
+	int (*ready)(const char *server, int timeout_s, struct te_err *err);
 	/* Remove one recorded object (*OUT says what happened). */
 	int (*teardown)(const struct drv_ref *ref, enum drv_removed *out, struct te_err *err);
 };

@@ -9,6 +9,7 @@
 
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #define PG_NAME_MAX 63
 #define PG_CONN_LIMIT "32"
@@ -435,7 +436,8 @@ static const char *jstr(const cJSON *o, const char *k)
 	return cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(o, k));
 }
 
-static cJSON *pg_describe(const char *detail, const char *password, const char *host, struct te_err *err)
+static cJSON *pg_describe(const char *detail, const char *password, const char *host, const char *cport,
+			  struct te_err *err)
 {
 	te_autojson cJSON *d = cJSON_Parse(detail ? detail : "");
 	te_autojson cJSON *o = cJSON_CreateObject();
@@ -447,7 +449,7 @@ static cJSON *pg_describe(const char *detail, const char *password, const char *
 		return NULL;
 	}
 	h = host ? host : jstr(d, "host");
-	port = jstr(d, "port"), role = jstr(d, "role"), db = jstr(d, "database");
+	port = cport ? cport : jstr(d, "port"), role = jstr(d, "role"), db = jstr(d, "database");
 	url = xasprintf("postgresql://%s:%s@%s%s%s:%s/%s", role, password ? password : "",
 			strchr(h, ':') ? "[" : "", h, strchr(h, ':') ? "]" : "", port, db);
 	cJSON_AddStringToObject(o, "url", url);
@@ -459,6 +461,31 @@ static cJSON *pg_describe(const char *detail, const char *password, const char *
 	if (strcmp(jstr(d, "isolation") ?: "", "schema") == 0)
 		cJSON_AddStringToObject(o, "schema", role);
 	return TE_STEAL(o);
+}
+
+/* ---- readiness ---- */
+
+static int pg_ready(const char *server, int timeout_s, struct te_err *err)
+{
+	const char *kw[] = {"dbname", "connect_timeout", NULL};
+	const char *val[] = {server, "2", NULL};
+	char where[256];
+	struct pg pg = {0};
+
+	for (int i = 0; i < timeout_s * 10; i++) {
+		if (PQpingParams(kw, val, 1) == PQPING_OK) {
+			/* The entrypoint may still be initialising: insist on a session. */
+			struct te_err ignored;
+			int rc = pg_connect(&pg, server, NULL, &ignored);
+
+			pg_release(&pg);
+			if (rc == 0)
+				return 0;
+		}
+		usleep(100 * 1000);
+	}
+	where_of(server, where, sizeof(where));
+	return te_err_set(err, TE_E_FAIL, "postgres server %s: not ready after %d s", where, timeout_s);
 }
 
 /* ---- teardown ---- */
@@ -558,4 +585,5 @@ const struct drv_ops drv_postgres = {
     .provision = pg_provision,
     .describe = pg_describe,
     .teardown = pg_teardown,
+    .ready = pg_ready,
 };

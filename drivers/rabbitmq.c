@@ -266,7 +266,8 @@ out:
 
 /* ---- describe ---- */
 
-static cJSON *rmq_describe(const char *detail, const char *password, const char *host, struct te_err *err)
+static cJSON *rmq_describe(const char *detail, const char *password, const char *host, const char *cport,
+			   struct te_err *err)
 {
 	te_autojson cJSON *d = cJSON_Parse(detail ? detail : "");
 	te_autojson cJSON *o = cJSON_CreateObject();
@@ -282,7 +283,8 @@ static cJSON *rmq_describe(const char *detail, const char *password, const char 
 		return NULL;
 	}
 	h = host ? host : h;
-	port = xasprintf("%d", (int)cJSON_GetNumberValue(cJSON_GetObjectItem(d, "port")));
+	port = cport ? xstrdup(cport)
+		     : xasprintf("%d", (int)cJSON_GetNumberValue(cJSON_GetObjectItem(d, "port")));
 	url = xasprintf("amqp://%s:%s@%s:%s/%s", user, password ? password : "", h, port, vhost);
 	cJSON_AddStringToObject(o, "url", url);
 	cJSON_AddStringToObject(o, "host", h);

@@ -195,7 +195,8 @@ static int s3_provision(const struct drv_spec *spec, const struct drv_recorder *
 
 /* ---- describe ---- */
 
-static cJSON *s3_describe(const char *detail, const char *password, const char *host, struct te_err *err)
+static cJSON *s3_describe(const char *detail, const char *password, const char *host, const char *port,
+			  struct te_err *err)
 {
 	te_autojson cJSON *d = cJSON_Parse(detail ? detail : "");
 	te_autojson cJSON *o = cJSON_CreateObject();
@@ -212,6 +213,8 @@ static cJSON *s3_describe(const char *detail, const char *password, const char *
 
 		curl_url_set(u, CURLUPART_URL, ep, 0);
 		curl_url_set(u, CURLUPART_HOST, host, 0);
+		if (port)
+			curl_url_set(u, CURLUPART_PORT, port, 0);
 		curl_url_get(u, CURLUPART_URL, &url, 0);
 		cJSON_AddStringToObject(o, "endpoint", url ? url : ep);
 		curl_free(url);

@@ -100,6 +100,7 @@ struct svc_resource {
 	char *isolation;      /* postgres: "schema" or "database"; NULL = driver default */
 	char *tmpl;	      /* postgres `template:`, or NULL */
 	char *container_host; /* host name containers use for the server, or NULL */
+	char *image;	      /* no server: the shared server container's image, or NULL (default) */
 	char **buckets;	      /* s3 bucket keys, NULL-terminated, or NULL */
 	struct svc_loc loc;
 };

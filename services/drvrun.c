@@ -60,26 +60,26 @@ static int rec_put(void *ctx, const char *name, const char *value, struct te_err
 }
 
 static cJSON *describe_key(struct ledger *l, const char *task, const struct drv_ops *ops, const char *key,
-			   const char *host, struct te_err *err);
+			   const char *host, const char *port, struct te_err *err);
 
-static int up_one(struct ledger *l, const struct svc_resource *r, const char *task, struct rec_ctx *c,
-		  cJSON *values, struct te_err *err)
+static int up_one(struct ledger *l, const struct svc_resource *r, const struct svc_drv_target *t,
+		  const char *task, struct rec_ctx *c, cJSON *values, struct te_err *err)
 {
 	const struct drv_ops *ops = drv_find(r->driver);
 	te_autofree char *sname = drv_secret_server(r->key);
 	struct drv_recorder rec = {c, rec_intend, rec_created, rec_get, rec_put};
-	struct drv_spec spec = {task,	 state_ledger_id(l), r->key, r->server, r->isolation,
+	struct drv_spec spec = {task,	 state_ledger_id(l), r->key, t->server, r->isolation,
 				r->tmpl, r->buckets};
 	cJSON *v;
 
 	if (!ops)
 		return te_err_set(err, TE_E_USAGE, "unknown driver '%s'", r->driver);
-	if (state_secret_put(l, task, sname, r->server, err) < 0)
+	if (state_secret_put(l, task, sname, t->server, err) < 0)
 		return -1;
 	c->key = r->key;
 	if (ops->provision(&spec, &rec, err) < 0)
 		return -1;
-	v = describe_key(l, task, ops, r->key, r->container_host, err);
+	v = describe_key(l, task, ops, r->key, t->container_host, t->container_port, err);
 	if (!v)
 		return -1;
 	cJSON_AddItemToObject(values, r->key, v);
@@ -87,7 +87,8 @@ static int up_one(struct ledger *l, const struct svc_resource *r, const char *ta
 }
 
 int svc_drivers_up(struct ledger *l, const struct svc_project *project, const char *task,
-		   svc_progress_fn progress, void *progress_ctx, cJSON **values, struct te_err *err)
+		   const struct svc_drv_target *targets, svc_progress_fn progress, void *progress_ctx,
+		   cJSON **values, struct te_err *err)
 {
 	te_autojson cJSON *vals = cJSON_CreateObject();
 	struct rec_ctx c = {l, task, NULL, progress, progress_ctx, NULL, NULL};
@@ -95,7 +96,7 @@ int svc_drivers_up(struct ledger *l, const struct svc_project *project, const ch
 	for (size_t i = 0; i < project->n_resources; i++) {
 		const struct svc_resource *r = &project->resources[i];
 
-		if (up_one(l, r, task, &c, vals, err) < 0)
+		if (up_one(l, r, &targets[i], task, &c, vals, err) < 0)
 			return te_err_prefix(err, "resource '%s' (driver %s): ", r->key, r->driver);
 	}
 	*values = TE_STEAL(vals);
@@ -144,7 +145,7 @@ int svc_driver_down(struct ledger *l, const struct state_resource *r, enum drv_r
 
 /* The primary row of resource KEY, described with the stored password. */
 static cJSON *describe_key(struct ledger *l, const char *task, const struct drv_ops *ops, const char *key,
-			   const char *host, struct te_err *err)
+			   const char *host, const char *port, struct te_err *err)
 {
 	struct state_resource *rows = NULL;
 	size_t n = 0;
@@ -158,7 +159,7 @@ static cJSON *describe_key(struct ledger *l, const char *task, const struct drv_
 	for (size_t i = 0; i < n && !out; i++)
 		if (rows[i].service && strcmp(rows[i].service, key) == 0 &&
 		    strcmp(rows[i].kind, ops->primary_kind) == 0)
-			out = ops->describe(rows[i].detail, password, host, err);
+			out = ops->describe(rows[i].detail, password, host, port, err);
 	state_resources_free(rows, n);
 	if (!out && err->code == TE_OK)
 		te_err_set(err, TE_E_NOTFOUND, "resource '%s' has no %s in the ledger", key,
@@ -206,7 +207,7 @@ int svc_drivers_env(struct ledger *l, const char *task, char ***lines, struct te
 			seen = rows[j].service && strcmp(rows[j].service, rows[i].service) == 0;
 		if (seen)
 			continue;
-		v = describe_key(l, task, ops, rows[i].service, NULL, err);
+		v = describe_key(l, task, ops, rows[i].service, NULL, NULL, err);
 		if (!v)
 			rc = -1;
 		else

@@ -16,13 +16,22 @@ struct svc_project;
 struct svc_service;
 struct state_resource;
 
-/* Provision every resource of PROJECT for TASK, in file order. The admin
- * URL is stored as a secret first (so `down` can reach the server without
- * the environment `up` ran in). *VALUES (owned) maps resource key ->
- * the container-side values (driver describe(), with the resource's
- * container_host if any). Errors name the resource and the server. */
+/* Where each resource's server is: the admin URL (host side) and what
+ * containers use instead of its host and port (NULL: the same). Borrowed. */
+struct svc_drv_target {
+	const char *server;
+	const char *container_host;
+	const char *container_port;
+};
+
+/* Provision every resource of PROJECT for TASK, in file order, on
+ * TARGETS[i] (one per project resource). The admin URL is stored as a
+ * secret first (so `down` can reach the server without the environment
+ * `up` ran in). *VALUES (owned) maps resource key -> the container-side
+ * values (driver describe()). Errors name the resource and the server. */
 int svc_drivers_up(struct ledger *l, const struct svc_project *project, const char *task,
-		   svc_progress_fn progress, void *progress_ctx, struct cJSON **values, struct te_err *err);
+		   const struct svc_drv_target *targets, svc_progress_fn progress, void *progress_ctx,
+		   struct cJSON **values, struct te_err *err);
 
 /* Append to ENV (a cJSON array of "K=V" strings, borrowed) the variables
  * service S asks for under x-taskenv.env, from VALUES. */

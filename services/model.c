@@ -46,6 +46,7 @@ static void resource_release(struct svc_resource *r)
 	free(r->isolation);
 	free(r->tmpl);
 	free(r->container_host);
+	free(r->image);
 	te_strv_free(r->buckets);
 }
 

@@ -57,11 +57,13 @@ static int res_field(struct loader *l, struct svc_resource *r, struct svc_ld_pai
 		return res_string(l, pr, path, &r->tmpl);
 	if (strcmp(pr->name, "container_host") == 0)
 		return res_string(l, pr, path, &r->container_host);
+	if (strcmp(pr->name, "image") == 0)
+		return res_string(l, pr, path, &r->image);
 	if (strcmp(pr->name, "buckets") == 0)
 		return svc_ld_strings(l, pr->val, p, &r->buckets);
 	return svc_ld_err(l, pr->key,
 			  "%s: unknown key '%s' (known: driver, server, isolation, template, "
-			  "container_host, buckets)",
+			  "container_host, image, buckets)",
 			  path, pr->name);
 }
 
@@ -72,12 +74,16 @@ static int res_check(struct loader *l, struct svc_resource *r, yaml_node_t *at, 
 	if (!drv_find(r->driver))
 		return svc_ld_err(l, at, "%s: unknown driver '%s' (this build has: %s)", path, r->driver,
 				  drv_names());
-	if (!r->server)
+	if (!r->server && strcmp(r->driver, "postgres") != 0)
+		return svc_ld_err(
+		    l, at,
+		    "%s: no server: give the admin URL, e.g. server: ${%s_ADMIN_URL} (the shared "
+		    "server container is implemented for postgres only)",
+		    path, strcmp(r->driver, "s3") == 0 ? "S3" : "RMQ");
+	if (r->server && r->image)
 		return svc_ld_err(l, at,
-				  "%s: no server: give the admin URL, e.g. server: ${PG_ADMIN_URL} "
-				  "(a shared server container is not implemented yet)",
-				  path);
-	if (!*r->server)
+				  "%s: image is for the shared server container, used without server:", path);
+	if (r->server && !*r->server)
 		return svc_ld_err(l, at, "%s: server is empty: is the variable it names set?", path);
 	if (r->isolation && strcmp(r->isolation, "schema") != 0 && strcmp(r->isolation, "database") != 0)
 		return svc_ld_err(l, at, "%s: isolation must be 'schema' or 'database', not '%s'", path,

@@ -1,5 +1,6 @@
 #include "services/teardown.h"
 #include "services/drvrun.h"
+#include "services/shared.h"
 #include "state/secrets.h"
 #include "engine/engine.h"
 #include "state/ledger.h"
@@ -62,8 +63,12 @@ static int remove_object(struct down *d, const struct state_resource *r, const c
 			return -1;
 		return engine_container_remove(d->e, id, true, err);
 	}
-	if (strcmp(r->kind, "network") == 0)
+	if (strcmp(r->kind, "network") == 0) {
+		/* The shared server container is on it while the task exists. */
+		if (svc_shared_detach(d->e, d->l, r->name, err) < 0)
+			return -1;
 		return engine_network_remove(d->e, id, err);
+	}
 	return engine_volume_remove(d->e, r->name, false, err);
 }
 

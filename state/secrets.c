@@ -121,6 +121,30 @@ int state_secret_put(struct ledger *l, const char *task, const char *name, const
 	return write_all(file, o, err);
 }
 
+int state_secret_get_or_put(struct ledger *l, const char *task, const char *name, const char *value,
+			    char **out, struct te_err *err)
+{
+	te_autofree char *dir = dir_path(l);
+	te_autofree char *file = xasprintf("%s/%s.json", dir, task);
+	te_autojson cJSON *o = NULL;
+	autofd int fd = -1;
+	const char *old;
+
+	*out = NULL;
+	if (lock_dir(dir, &fd, err) < 0 || read_all(file, &o, err) < 0)
+		return -1;
+	old = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(o, name));
+	if (old) {
+		*out = xstrdup(old);
+		return 0;
+	}
+	cJSON_AddStringToObject(o, name, value);
+	if (write_all(file, o, err) < 0)
+		return -1;
+	*out = xstrdup(value);
+	return 0;
+}
+
 int state_secrets_drop(struct ledger *l, const char *task, struct te_err *err)
 {
 	te_autofree char *dir = dir_path(l);

@@ -24,6 +24,11 @@ int state_secret_get(struct ledger *l, const char *task, const char *name, char 
 /* Set TASK's secret NAME to VALUE (replacing it). */
 int state_secret_put(struct ledger *l, const char *task, const char *name, const char *value,
 		     struct te_err *err);
+/* TASK's secret NAME if stored, else store VALUE and give that: the check
+ * and the write happen under one lock, so concurrent callers agree.
+ * *OUT owned. */
+int state_secret_get_or_put(struct ledger *l, const char *task, const char *name, const char *value,
+			    char **out, struct te_err *err);
 /* Delete TASK's secrets file; a missing one is fine. */
 int state_secrets_drop(struct ledger *l, const char *task, struct te_err *err);
 

@@ -337,3 +337,54 @@ YAML
 	te down -t s3-f --timeout 1 >/dev/null
 	assert_eq "$(s3_traces s3-f)" "0"
 }
+
+# No server: given: the shared Postgres container (one per ledger and
+# engine, owned by no task). Two tasks provision at once; each task's app
+# container reaches its own schema as "db:5432" through the injected
+# DATABASE_URL, and the host reaches it through `taskenv env`; down
+# detaches the shared container from the task's network and drops the
+# task's objects; the shared container stays (removed here by the test).
+test_shared_postgres_two_tasks() {
+	local dir ua ub name pw port out
+	dir=$(mktemp -d "$WORK/proj.XXXX")
+	cat >"$dir/compose.yaml" <<'YAML'
+x-taskenv:
+  resources:
+    db: {driver: postgres}
+services:
+  app:
+    image: taskenv-example/postgres:15
+    entrypoint: ["sleep", "3600"]
+    x-taskenv: {env: {DATABASE_URL: db.url}}
+YAML
+	(cd "$dir" && te up -t shr-a >"$WORK/shr-a.log" 2>&1) & local ja=$!
+	(cd "$dir" && te up -t shr-b >"$WORK/shr-b.log" 2>&1) & local jb=$!
+	wait $ja || { cat "$WORK/shr-a.log" >&2; fail "up shr-a"; }
+	wait $jb || { cat "$WORK/shr-b.log" >&2; fail "up shr-b"; }
+	name=$(engine_names containers io.taskenv.shared=postgres)
+	assert_eq "$(wc -l <<<"$name")" "1" "(one shared container for both tasks)"
+	ua=$(te env -t shr-a | sed -n 's/^TASKENV_DB_URL=//p')
+	ub=$(te env -t shr-b | sed -n 's/^TASKENV_DB_URL=//p')
+	assert_contains "$ua" "@127.0.0.1:"
+	psql -X -q "$ua" -c "create table mine(v text); insert into mine values ('a')"
+	psql -X -q "$ub" -c "create table mine(v text); insert into mine values ('b')"
+	out=$(docker -H "unix://$SOCK" exec shr-a-app-1 sh -c 'echo "$DATABASE_URL"; psql -X -At "$DATABASE_URL" -c "select current_user || '"'"' '"'"' || (select v from mine)"')
+	assert_contains "$out" "@db:5432/postgres"
+	assert_contains "$out" "te_shr-a_db a"
+	out=$(docker -H "unix://$SOCK" exec shr-b-app-1 sh -c 'psql -X -At "$DATABASE_URL" -c "select current_user || '"'"' '"'"' || (select v from mine)"')
+	assert_eq "$out" "te_shr-b_db b"
+	# A's container cannot read B's schema through the shared server.
+	! docker -H "unix://$SOCK" exec shr-a-app-1 sh -c 'psql -X -At "$DATABASE_URL" -c "select * from \"te_shr-b_db\".mine"' 2>/dev/null ||
+		fail "A's container read B's schema"
+	te down -t shr-a --timeout 1 >/dev/null
+	te down -t shr-b --timeout 1 >/dev/null
+	assert_eq "$(count_task_objects shr-a)$(count_task_objects shr-b)" "00"
+	pw=$(jq -r '."postgres-admin"' "$TASKENV_STATE.secrets/_shared.json")
+	port=$(api GET "/containers/$name/json" | jq -r '.NetworkSettings.Ports["5432/tcp"][0].HostPort')
+	assert_eq "$(PGPASSWORD=$pw psql -X -At -h 127.0.0.1 -p "$port" -U postgres -d postgres -c \
+		"select count(*) from pg_roles where rolname like 'te_shr-%'")" "0"
+	assert_eq "$(api GET "/containers/$name/json" | jq -r '.NetworkSettings.Networks | keys | join(",")')" \
+		"taskenv-shared-${name#taskenv-shared-postgres-}"
+	api DELETE "/containers/$name?force=1&v=1" >/dev/null
+	api DELETE "/networks/taskenv-shared-${name#taskenv-shared-postgres-}" >/dev/null
+}

@@ -105,9 +105,9 @@ static const struct err_case err_cases[] = {
      "3:5: x-taskenv.resources.db: unknown driver 'mysql' (this build has: postgres, rabbitmq, s3)"},
     {"    db: {server: u}\n", NULL,
      "3:5: x-taskenv.resources.db: no driver (one of: postgres, rabbitmq, s3)"},
-    {"    db: {driver: postgres}\n", NULL,
-     "3:5: x-taskenv.resources.db: no server: give the admin URL, e.g. server: ${PG_ADMIN_URL} (a shared "
-     "server container is not implemented yet)"},
+    {"    q: {driver: rabbitmq}\n", NULL,
+     "3:5: x-taskenv.resources.q: no server: give the admin URL, e.g. server: ${RMQ_ADMIN_URL} (the shared "
+     "server container is implemented for postgres only)"},
     {"    db: {driver: postgres, server: \"${NOPE_UNSET}\"}\n", NULL,
      "3:5: x-taskenv.resources.db: server is empty: is the variable it names set?"},
     {"    db: {driver: postgres, server: u, isolation: table}\n", NULL,
@@ -116,7 +116,7 @@ static const struct err_case err_cases[] = {
      "3:5: x-taskenv.resources.db: template needs isolation: database"},
     {"    db: {driver: postgres, server: u, sever: x}\n", NULL,
      "3:39: x-taskenv.resources.db: unknown key 'sever' (known: driver, server, isolation, template, "
-     "container_host, buckets)"},
+     "container_host, image, buckets)"},
     {"    Db: {driver: postgres, server: u}\n", NULL,
      "3:5: invalid resource key 'Db': must match [a-z][a-z0-9_]{0,29}"},
     {"    up: {driver: s3, server: u}\n", NULL,
