@@ -388,3 +388,41 @@ YAML
 	api DELETE "/containers/$name?force=1&v=1" >/dev/null
 	api DELETE "/networks/taskenv-shared-${name#taskenv-shared-postgres-}" >/dev/null
 }
+
+# No invalid accesses or definite leaks in the driver paths of up, env,
+# ps and down (all three drivers in one task).
+test_drivers_valgrind() {
+	# The driver code does not depend on the engine, and valgrind is slow
+	# (~60 s): once per suite, on dockerd.
+	if [ "$ENGINE_KIND" != docker ]; then
+		log "    (driver paths are checked under valgrind on the docker run)"
+		return 0
+	fi
+	drv_servers rabbitmq
+	drv_servers s3
+	local dir verb log
+	command -v valgrind >/dev/null || fail "valgrind is not installed"
+	dir=$(mktemp -d "$WORK/proj.XXXX")
+	cat >"$dir/compose.yaml" <<'YAML'
+x-taskenv:
+  resources:
+    db: {driver: postgres, server: "${PG_ADMIN_URL}"}
+    jobs: {driver: rabbitmq, server: "${RMQ_ADMIN_URL}"}
+    uploads: {driver: s3, server: "${S3_ADMIN_URL}", buckets: [avatars]}
+services:
+  app:
+    image: taskenv-test/busybox:1
+    command: ["sleep", "3600"]
+    x-taskenv: {env: {DATABASE_URL: db.url, JOBS_URL: jobs.url, BUCKET: uploads.bucket_avatars}}
+YAML
+	log=$WORK/valgrind-drv.log
+	for verb in "up -t vgd -f $dir/compose.yaml" "env -t vgd" "ps -t vgd" "down -t vgd --timeout 1"; do
+		# shellcheck disable=SC2086
+		valgrind --leak-check=full --errors-for-leak-kinds=definite --error-exitcode=99 -q \
+			--log-file="$log" "$TASKENV" $verb >/dev/null 2>&1 || {
+			cat "$log" >&2
+			fail "valgrind reports errors or definite leaks for 'taskenv $verb'"
+		}
+	done
+	assert_eq "$(pg_traces vgd)$(rmq_traces vgd)$(s3_traces vgd)" "000"
+}
