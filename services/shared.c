@@ -134,7 +134,12 @@ static int ensure_container(struct engine *e, struct ledger *l, const char *imag
 			    cJSON **obj, struct te_err *err)
 {
 	te_autofree char *name = container_name(l);
-	te_autofree char *net = xasprintf("taskenv-shared-%.8s", state_ledger_id(l));
+	/* Docker keeps a container's published ports on the endpoint of the
+	 * network whose name sorts first; when a task network that sorts
+	 * earlier is connected, it moves them, and the proxy drops every open
+	 * host-side session. "0--" sorts before every "<task>_<key>" network
+	 * except those of tasks named "0--" + something below "t". */
+	te_autofree char *net = xasprintf("0--taskenv-shared-%.8s", state_ledger_id(l));
 	te_autofree char *id = NULL;
 	te_autojson cJSON *body = NULL;
 	char port[16];

@@ -1,7 +1,9 @@
 /* The shared server container: when a postgres resource names no server,
  * taskenv runs one Postgres container per ledger and engine,
  *   container "taskenv-shared-postgres-<ledger id[:8]>" on its own network
- *   "taskenv-shared-<ledger id[:8]>", 5432 published on 127.0.0.1 at a
+ *   "0--taskenv-shared-<ledger id[:8]>" (a name that sorts before task
+ *   networks: Docker moves published ports to the first-sorting network's
+ *   endpoint, dropping open sessions, when one sorting earlier joins), 5432 published on 127.0.0.1 at a
  *   port picked once (bind to port 0) and fixed in its PortBindings, labels io.taskenv.shared=postgres and
  *   io.taskenv.ledger=<id> and NO io.taskenv.task: it belongs to no task,
  *   and `down` never removes it,

@@ -374,9 +374,9 @@ test_shared_postgres_two_tasks() {
 	assert_eq "$(PGPASSWORD=$pw psql -X -At -h 127.0.0.1 -p "$port" -U postgres -d postgres -c \
 		"select count(*) from pg_roles where rolname like 'te_shr-%'")" "0"
 	assert_eq "$(api GET "/containers/$name/json" | jq -r '.NetworkSettings.Networks | keys | join(",")')" \
-		"taskenv-shared-${name#taskenv-shared-postgres-}"
+		"0--taskenv-shared-${name#taskenv-shared-postgres-}"
 	api DELETE "/containers/$name?force=1&v=1" >/dev/null
-	api DELETE "/networks/taskenv-shared-${name#taskenv-shared-postgres-}" >/dev/null
+	api DELETE "/networks/0--taskenv-shared-${name#taskenv-shared-postgres-}" >/dev/null
 }
 
 # No invalid accesses or definite leaks in the driver paths of up, env,
