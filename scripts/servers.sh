@@ -4,6 +4,7 @@
 #   servers.sh start DIR ["postgres rabbitmq s3"]   prints shell lines: PG_ADMIN_URL=...
 #   servers.sh stop DIR
 #   servers.sh pg-stop|pg-start DIR   stop / start again the cluster (same port)
+#   servers.sh s3-stop|s3-start DIR   the same for s3rver (same port and data)
 # PostgreSQL 15 from /usr/lib/postgresql/15/bin: initdb into DIR/pg (trust
 # for the admin over the unix socket, scram for TCP), a free port on
 # 127.0.0.1, the admin user "taskenv_admin" with a random password.
@@ -123,7 +124,8 @@ S3RVER=${S3RVER:-/opt/taskenv-test/node_modules/.bin/s3rver}
 start_s3() {
 	local d="$DIR/s3" port i
 	mkdir -p "$d/data"
-	port=$(free_port)
+	port=$(cat "$d/port" 2>/dev/null || free_port)
+	echo "$port" >"$d/port"
 	setsid "$S3RVER" -d "$d/data" -a 127.0.0.1 -p "$port" -s >"$d/out.log" 2>&1 </dev/null &
 	echo $! >"$d/pid"
 	for i in $(seq 1 80); do
@@ -161,6 +163,8 @@ stop)
 	stop_s3
 	;;
 pg-stop) stop_postgres ;;
+s3-stop) stop_s3 ;;
+s3-start) start_s3 >/dev/null ;;
 pg-start) restart_postgres ;;
 *) echo "usage: servers.sh start|stop DIR" >&2; exit 2 ;;
 esac

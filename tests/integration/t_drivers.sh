@@ -379,6 +379,29 @@ test_shared_postgres_two_tasks() {
 	api DELETE "/networks/0--taskenv-shared-${name#taskenv-shared-postgres-}" >/dev/null
 }
 
+# s3rver is down during the first `down`: the buckets stay pending, the
+# second `down` (server back, same data) empties and removes them.
+test_s3_unreachable_during_down() {
+	drv_servers s3
+	local dir rc=0 out a
+	dir=$(mktemp -d "$WORK/proj.XXXX")
+	printf 'x-taskenv:\n  resources:\n    up: {driver: s3, server: "${S3_ADMIN_URL}", buckets: [files]}\nservices:\n  app: {image: taskenv-test/busybox:1, command: [sleep, "3600"]}\n' >"$dir/compose.yaml"
+	(cd "$dir" && te up -t s3u) >/dev/null 2>&1 || fail "up"
+	a=$(te env -t s3u | sed -n 's/^TASKENV_UP_BUCKET_FILES=//p')
+	echo x >"$WORK/obj2"
+	assert_eq "$(s3c -o /dev/null -w '%{http_code}' -T "$WORK/obj2" "http://127.0.0.1:$S3_PORT/$a/k")" "200"
+	"$TE_ROOT/scripts/servers.sh" s3-stop "$WORK/servers"
+	out=$(te down -t s3u --timeout 1 2>&1) || rc=$?
+	"$TE_ROOT/scripts/servers.sh" s3-start "$WORK/servers"
+	assert_eq "$rc" "1"
+	assert_contains "$out" "s3-bucket $a"
+	assert_eq "$(te ps -t s3u --json | jq -r '[.resources[] | select(.kind == "s3-bucket")][0].ledger_state')" "pending"
+	assert_eq "$(s3_traces s3u)" "1"
+	te down -t s3u --timeout 1 >/dev/null
+	assert_eq "$(s3_traces s3u)" "0"
+	assert_eq "$(te ps --json | jq '[.[] | select(.task == "s3u")] | length')" "0"
+}
+
 # No invalid accesses or definite leaks in the driver paths of up, env,
 # ps and down (all three drivers in one task).
 test_drivers_valgrind() {
