@@ -8,7 +8,7 @@ PACKAGES=(
 	# build
 	cmake gcc make pkg-config clang
 	libcurl4-openssl-dev libcjson-dev libyaml-dev libsqlite3-dev libpq-dev
-	libcmocka-dev libarchive-dev valgrind
+	libcmocka-dev libarchive-dev valgrind libssl-dev libxml2-dev
 	# engines (scripts/engine.sh): dockerd with its containerd, Podman with netavark
 	docker.io containerd runc tini docker-compose
 	podman conmon netavark aardvark-dns catatonit uidmap slirp4netns fuse-overlayfs
@@ -16,7 +16,7 @@ PACKAGES=(
 	# local images (scripts/images.sh)
 	busybox-static mmdebstrap debian-archive-keyring
 	# servers and clients the drivers are tested against
-	postgresql-15 postgresql-client-15 rabbitmq-server
+	postgresql-15 postgresql-client-15 rabbitmq-server amqp-tools
 	# tools
 	curl ca-certificates git shellcheck python3 sqlite3 jq
 	# fuzzing (scripts/fuzz.sh): clang 14 with its libFuzzer and sanitizer runtimes
@@ -33,9 +33,23 @@ missing() {
 	done
 }
 
+# s3rver, the S3 emulator the s3 driver is tested against (scripts/servers.sh),
+# from npm into a local prefix. Node comes from Debian unless some node is
+# already there (a NodeSource nodejs ships its own npm and conflicts with Debian's).
+S3RVER_PREFIX=/opt/taskenv-test
+S3RVER_VERSION=3.7.1
+install_s3rver() {
+	[[ -x $S3RVER_PREFIX/node_modules/.bin/s3rver ]] && return 0
+	if ! command -v npm >/dev/null; then
+		apt-get -y -q -o DPkg::Lock::Timeout=600 install --no-install-recommends nodejs npm
+	fi
+	npm install --prefix "$S3RVER_PREFIX" --no-audit --no-fund "s3rver@$S3RVER_VERSION"
+}
+
 mapfile -t MISSING < <(missing)
 if ((${#MISSING[@]} == 0)); then
 	echo "install-deps: all ${#PACKAGES[@]} packages present"
+	install_s3rver
 	exit 0
 fi
 echo "install-deps: installing ${MISSING[*]}"
@@ -80,4 +94,5 @@ if ((${#STILL[@]} > 0)); then
 	echo "install-deps: still missing: ${STILL[*]}" >&2
 	exit 1
 fi
+install_s3rver
 echo "install-deps: done"

@@ -5,6 +5,9 @@
 #include "services/health.h"
 #include "services/policy.h"
 #include "services/settings.h"
+#include "services/drvrun.h"
+#include "services/shared.h"
+#include "state/secrets.h"
 #include "engine/engine.h"
 #include "engine/connect.h"
 #include "state/ledger.h"
@@ -19,6 +22,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define PORT_LO_DEFAULT 20000
 #define PORT_HI_DEFAULT 29999
@@ -29,7 +33,10 @@ struct up {
 	struct ledger *l;
 	struct svc_plan *plan;
 	const struct svc_up_opts *opts;
-	int **host_ports; /* per planned container, per service port */
+	int **host_ports;	  /* per planned container, per service port */
+	cJSON *values;		  /* resource key -> container-side values, owned */
+	struct svc_shared shared; /* the shared postgres container, when a resource has no server */
+	char **shared_aliases;	  /* keys of the resources on it, NULL-terminated, owned */
 };
 
 static void step(const struct up *u, const char *kind, const char *name, const char *what)
@@ -143,6 +150,22 @@ static int reserve_ports(struct up *u, struct te_err *err)
 	return 0;
 }
 
+/* Podman (netavark) lists the host's interfaces to pick a subnet; when
+ * another network's bridge comes or goes in between, it answers 500 "route
+ * ip+net: no such network interface". Seen with 16 concurrent `up`s: that
+ * race is worth a few retries, any other error is not. */
+static int network_create(struct up *u, const cJSON *body, char **id, struct te_err *err)
+{
+	for (int attempt = 0;; attempt++) {
+		if (engine_network_create(u->e, body, id, err) == 0)
+			return 0;
+		if (attempt == 4 || err->code != TE_E_ENGINE ||
+		    !strstr(err->msg, "no such network interface"))
+			return -1;
+		usleep(50 * 1000 * (attempt + 1));
+	}
+}
+
 static int ensure_network(struct up *u, const struct svc_plan_network *n, struct te_err *err)
 {
 	te_autojson cJSON *obj = NULL;
@@ -169,7 +192,7 @@ static int ensure_network(struct up *u, const struct svc_plan_network *n, struct
 		return -1;
 	body = svc_plan_network_body(u->plan, n);
 	te_fault_point("before-create", "network", n->name);
-	if (engine_network_create(u->e, body, &id, err) < 0)
+	if (network_create(u, body, &id, err) < 0)
 		return te_err_prefix(err, "create network '%s': ", n->name);
 	te_fault_point("after-create", "network", n->name);
 	step(u, "network", n->name, "created");
@@ -250,6 +273,12 @@ static int create_container(struct up *u, size_t idx, long long row, struct te_e
 	const struct svc_plan_container *c = &u->plan->containers[idx];
 	te_autojson cJSON *body = svc_plan_container_body(u->plan, c, u->host_ports[idx]);
 	te_autofree char *id = NULL;
+	cJSON *env = cJSON_GetObjectItemCaseSensitive(body, "Env");
+
+	if (!env)
+		env = cJSON_AddArrayToObject(body, "Env");
+	if (svc_drivers_inject(c->svc, u->values, env, err) < 0)
+		return -1;
 
 	te_fault_point("before-create", "container", c->name);
 	if (engine_container_create(u->e, c->name, body, &id, err) < 0)
@@ -316,6 +345,31 @@ static int wait_deps(struct up *u, size_t idx, struct te_err *err)
 	return 0;
 }
 
+/* Where each resource lives: its server: URL, or the shared container
+ * (reached as "<key>:5432" from the task's networks). */
+static int drv_targets(struct up *u, struct svc_drv_target *t, struct te_err *err)
+{
+	const struct svc_project *p = u->plan->project;
+
+	for (size_t i = 0; i < p->n_resources; i++) {
+		const struct svc_resource *r = &p->resources[i];
+
+		t[i] = (struct svc_drv_target){r->server, r->container_host, NULL};
+		if (r->server)
+			continue;
+		if (!u->shared.container) {
+			step(u, "container", "taskenv-shared-postgres", "starting (shared server)");
+			if (svc_shared_postgres(u->e, u->l, r->image, &u->shared, err) < 0)
+				return te_err_prefix(
+				    err, "resource '%s' (driver postgres, shared server): ", r->key);
+			step(u, "container", "taskenv-shared-postgres", "ready");
+		}
+		u->shared_aliases = te_strv_push(u->shared_aliases, xstrdup(r->key));
+		t[i] = (struct svc_drv_target){u->shared.admin_url, r->key, "5432"};
+	}
+	return 0;
+}
+
 /* up --wait: every service with a healthcheck is healthy. */
 static int wait_all(struct up *u, struct te_err *err)
 {
@@ -332,11 +386,34 @@ static int wait_all(struct up *u, struct te_err *err)
 	return 0;
 }
 
+static int attach_shared(struct up *u, struct te_err *err)
+{
+	for (size_t i = 0; u->shared.container && i < u->plan->n_networks; i++) {
+		const struct svc_plan_network *n = &u->plan->networks[i];
+
+		if (!n->external &&
+		    svc_shared_attach(u->e, u->shared.container, n->name, u->shared_aliases, err) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* Driver resources first: a server that refuses leaves no engine object
+ * behind, and containers need their values injected. */
 static int create_all(struct up *u, struct te_err *err)
 {
+	te_autofree struct svc_drv_target *t = xcalloc(u->plan->project->n_resources + 1, sizeof(*t));
+
+	if (drv_targets(u, t, err) < 0)
+		return -1;
+	if (svc_drivers_up(u->l, u->plan->project, u->plan->task, t, u->opts->progress, u->opts->progress_ctx,
+			   &u->values, err) < 0)
+		return -1;
 	for (size_t i = 0; i < u->plan->n_networks; i++)
 		if (ensure_network(u, &u->plan->networks[i], err) < 0)
 			return -1;
+	if (attach_shared(u, err) < 0)
+		return -1;
 	for (size_t i = 0; i < u->plan->n_volumes; i++)
 		if (ensure_volume(u, &u->plan->volumes[i], err) < 0)
 			return -1;
@@ -369,6 +446,7 @@ static void forget_if_empty(struct up *u)
 	if (n)
 		return;
 	state_port_release_task(u->l, u->plan->task, &ignored);
+	state_secrets_drop(u->l, u->plan->task, &ignored);
 	state_task_delete(u->l, u->plan->task, &ignored);
 }
 
@@ -377,6 +455,9 @@ static void up_release(struct up *u)
 	for (size_t i = 0; u->host_ports && i < u->plan->n_containers; i++)
 		free(u->host_ports[i]);
 	free(u->host_ports);
+	cJSON_Delete(u->values);
+	svc_shared_release(&u->shared);
+	te_strv_free(u->shared_aliases);
 	svc_plan_free(u->plan);
 }
 
@@ -438,7 +519,7 @@ static int up_run(struct up *u, const struct svc_project *project, struct te_err
 int svc_up(struct engine *e, struct ledger *l, const struct svc_project *project, const char *task,
 	   const struct svc_up_opts *opts, struct te_err *err)
 {
-	struct up u = {e, l, NULL, opts, NULL};
+	struct up u = {.e = e, .l = l, .opts = opts};
 	int rc;
 
 	if (policy_gate(project, opts, err) < 0)

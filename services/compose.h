@@ -132,6 +132,8 @@ struct svc_service {
 	size_t n_sysctls;
 	bool has_build;		    /* build: was written (taskenv does not build) */
 	struct svc_loc key_loc[16]; /* where policy-relevant keys were written, see svc_key_loc */
+	struct svc_kv *inject;	    /* x-taskenv.env: VAR -> "<resource key>.<field>" */
+	size_t n_inject;
 	struct svc_loc loc;
 };
 
@@ -186,6 +188,19 @@ struct svc_network {
 	struct svc_loc loc;
 };
 
+/* A task-scoped server resource, x-taskenv.resources.<key> (README). */
+struct svc_resource {
+	char *key;	      /* [a-z][a-z0-9_]{0,29} */
+	char *driver;	      /* a driver this build has (drivers/driver.h) */
+	char *server;	      /* admin URL after interpolation: a secret, never printed */
+	char *isolation;      /* postgres: "schema" or "database"; NULL = driver default */
+	char *tmpl;	      /* postgres `template:`, or NULL */
+	char *container_host; /* host name containers use for the server, or NULL */
+	char *image;	      /* no server: the shared server container's image, or NULL (default) */
+	char **buckets;	      /* s3 bucket keys, NULL-terminated, or NULL */
+	struct svc_loc loc;
+};
+
 struct svc_project {
 	char *dir;    /* absolute project directory (dir of the first file) */
 	char **files; /* NULL-terminated absolute paths of the Compose files */
@@ -197,6 +212,8 @@ struct svc_project {
 	size_t n_networks;
 	char **allow;	 /* x-taskenv.allow: policy exceptions the files grant, NULL-terminated or NULL */
 	char **warnings; /* "FILE:LINE:COL: message" for keys taskenv ignores; cmd/ prints them */
+	struct svc_resource *resources; /* x-taskenv.resources, in file order */
+	size_t n_resources;
 };
 
 void svc_project_free(struct svc_project *p);
@@ -207,5 +224,6 @@ void svc_service_release(struct svc_service *s);
 const struct svc_service *svc_project_service(const struct svc_project *p, const char *name);
 const struct svc_volume *svc_project_volume(const struct svc_project *p, const char *key);
 const struct svc_network *svc_project_network(const struct svc_project *p, const char *key);
+const struct svc_resource *svc_project_resource(const struct svc_project *p, const char *key);
 
 #endif

@@ -8,6 +8,7 @@
 #include "services/compose.h"
 #include "services/interp.h"
 #include "services/merge.h"
+#include "services/load_int.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -1507,6 +1508,10 @@ static int service_field(struct loader *l, struct svc_service *s, const struct p
 {
 	te_autofree char *path = xasprintf("services.%s.%s", s->name, pr->name);
 
+	if (strcmp(pr->name, "x-taskenv") == 0) {
+		path = xasprintf("services.%s.x-taskenv", s->name);
+		return svc_ld_service_taskenv(l, s, pr->val, path);
+	}
 	if (has_prefix(pr->name, "x-"))
 		return 0;
 	for (size_t i = 0; i < sizeof(service_fields) / sizeof(service_fields[0]); i++) {
@@ -1757,8 +1762,11 @@ static int load_x_taskenv(struct loader *l, yaml_node_t *n)
 	if (mapping_pairs(l, n, "x-taskenv", &pp) < 0)
 		return -1;
 	for (size_t i = 0; i < pp.n; i++)
-		if (strcmp(pp.v[i].name, "allow") != 0)
+		if (strcmp(pp.v[i].name, "allow") != 0 && strcmp(pp.v[i].name, "resources") != 0)
 			warn(l, pp.v[i].key, "unknown key x-taskenv.%s, ignored", pp.v[i].name);
+	/* resources: the drivers' declarations (services/resources.c). */
+	if (pairs_find(&pp, "resources") && svc_ld_taskenv(l, n) < 0)
+		return -1;
 	allow = pairs_find(&pp, "allow");
 	if (!allow || is_null(allow->val))
 		return 0;
@@ -1818,6 +1826,56 @@ static int load_root(struct loader *l, yaml_node_t *root)
 	if (l->first && l->p->n_services == 0)
 		return node_err(l, services->key, "no services defined");
 	return 0;
+}
+
+/* ---- for the x-taskenv parser (load_int.h) ---- */
+
+int svc_ld_err(struct loader *l, const yaml_node_t *n, const char *fmt, ...)
+{
+	char msg[sizeof(l->err->msg)];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	return node_err(l, n, "%s", msg);
+}
+
+struct svc_loc svc_ld_loc(const struct loader *l, const yaml_node_t *n)
+{
+	return loc_of(l, n);
+}
+
+struct svc_project *svc_ld_project(struct loader *l)
+{
+	return l->p;
+}
+
+int svc_ld_map(struct loader *l, yaml_node_t *n, const char *path, struct svc_ld_pair **out, size_t *nout)
+{
+	autopairs struct pairs ps = {0};
+
+	*out = NULL;
+	*nout = 0;
+	if (mapping_pairs(l, n, path, &ps) < 0)
+		return -1;
+	*out = xcalloc(ps.n + 1, sizeof(**out));
+	for (size_t i = 0; i < ps.n; i++)
+		(*out)[i] = (struct svc_ld_pair){ps.v[i].name, ps.v[i].key, ps.v[i].val};
+	*nout = ps.n;
+	return 0;
+}
+
+int svc_ld_string(struct loader *l, yaml_node_t *n, const char *path, char **out)
+{
+	return get_string(l, n, path, out);
+}
+
+int svc_ld_strings(struct loader *l, yaml_node_t *n, const char *path, char ***out)
+{
+	if (n->type != YAML_SEQUENCE_NODE)
+		return node_err(l, n, "%s must be a list", path);
+	return get_string_list(l, n, path, out);
 }
 
 /* ---- files ---- */

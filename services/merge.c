@@ -229,6 +229,7 @@ static void merge_service(struct svc_service *d, struct svc_service *s)
 	kv_merge(&d->environment, &d->n_environment, &s->environment, &s->n_environment);
 	kv_merge(&d->labels, &d->n_labels, &s->labels, &s->n_labels);
 	kv_merge(&d->sysctls, &d->n_sysctls, &s->sysctls, &s->n_sysctls);
+	kv_merge(&d->inject, &d->n_inject, &s->inject, &s->n_inject);
 	merge_ports(d, s);
 	merge_mounts(d, s);
 	merge_deps(d, s);
@@ -312,8 +313,31 @@ static void merge_networks(struct svc_project *dst, struct svc_project *src)
 	}
 }
 
+/* x-taskenv.resources by key: a later file's declaration replaces the
+ * earlier one whole (swapped, so SRC frees the old one). */
+static void merge_resources(struct svc_project *dst, struct svc_project *src)
+{
+	for (size_t i = 0; i < src->n_resources; i++) {
+		struct svc_resource *r = &src->resources[i], tmp;
+		size_t j = 0;
+
+		while (j < dst->n_resources && strcmp(dst->resources[j].key, r->key) != 0)
+			j++;
+		if (j == dst->n_resources) {
+			dst->resources = xrealloc(dst->resources, (dst->n_resources + 1) * sizeof(*r));
+			dst->resources[dst->n_resources++] = *r;
+			memset(r, 0, sizeof(*r));
+			continue;
+		}
+		tmp = dst->resources[j];
+		dst->resources[j] = *r;
+		*r = tmp;
+	}
+}
+
 void svc_project_merge(struct svc_project *dst, struct svc_project *src)
 {
+	merge_resources(dst, src);
 	merge_services(dst, src);
 	merge_volumes(dst, src);
 	merge_networks(dst, src);

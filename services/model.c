@@ -55,12 +55,25 @@ static void service_release(struct svc_service *s)
 	for (size_t i = 0; i < sizeof(strs) / sizeof(strs[0]); i++)
 		free(strs[i]);
 	kv_free(s->sysctls, s->n_sysctls);
+	kv_free(s->inject, s->n_inject);
 }
 
 void svc_service_release(struct svc_service *s)
 {
 	service_release(s);
 	memset(s, 0, sizeof(*s));
+}
+
+static void resource_release(struct svc_resource *r)
+{
+	free(r->key);
+	free(r->driver);
+	free(r->server);
+	free(r->isolation);
+	free(r->tmpl);
+	free(r->container_host);
+	free(r->image);
+	te_strv_free(r->buckets);
 }
 
 void svc_project_free(struct svc_project *p)
@@ -95,6 +108,9 @@ void svc_project_free(struct svc_project *p)
 	te_strv_free(p->allow);
 	te_strv_free(p->warnings);
 	free(p->networks);
+	for (size_t i = 0; i < p->n_resources; i++)
+		resource_release(&p->resources[i]);
+	free(p->resources);
 	free(p->dir);
 	te_strv_free(p->files);
 	free(p);
@@ -121,5 +137,13 @@ const struct svc_network *svc_project_network(const struct svc_project *p, const
 	for (size_t i = 0; p && key && i < p->n_networks; i++)
 		if (strcmp(p->networks[i].key, key) == 0)
 			return &p->networks[i];
+	return NULL;
+}
+
+const struct svc_resource *svc_project_resource(const struct svc_project *p, const char *key)
+{
+	for (size_t i = 0; p && key && i < p->n_resources; i++)
+		if (strcmp(p->resources[i].key, key) == 0)
+			return &p->resources[i];
 	return NULL;
 }

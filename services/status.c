@@ -1,4 +1,5 @@
 #include "services/status.h"
+#include "services/drvrun.h"
 #include "engine/engine.h"
 #include "state/ledger.h"
 #include "common/err.h"
@@ -155,6 +156,10 @@ static int live_state(struct engine *e, const struct state_resource *r, cJSON *o
 	const char *ref = r->engine_id ? r->engine_id : r->name;
 	int rc;
 
+	if (drv_for_kind(r->kind)) {
+		cJSON_AddStringToObject(o, "live", "server");
+		return 0;
+	}
 	if (strcmp(r->kind, "container") == 0)
 		rc = engine_container_inspect(e, ref, &obj, err);
 	else if (strcmp(r->kind, "network") == 0)
@@ -254,5 +259,9 @@ char **svc_task_env(struct ledger *l, const char *task, struct te_err *err)
 		v = te_strv_push(v, xasprintf("%s=%d", k, ports[i].host_port));
 	}
 	state_ports_free(ports, n);
+	if (svc_drivers_env(l, task, &v, err) < 0) {
+		te_strv_free(v);
+		return NULL;
+	}
 	return v;
 }

@@ -1,5 +1,8 @@
 #include "services/teardown.h"
 #include "services/plan.h"
+#include "services/drvrun.h"
+#include "services/shared.h"
+#include "state/secrets.h"
 #include "engine/engine.h"
 #include "state/ledger.h"
 #include "common/err.h"
@@ -53,8 +56,12 @@ static int remove_object(struct down *d, const struct state_resource *r, const c
 			return -1;
 		return engine_container_remove(d->e, id, true, err);
 	}
-	if (strcmp(r->kind, "network") == 0)
+	if (strcmp(r->kind, "network") == 0) {
+		/* The shared server container is on it while the task exists. */
+		if (svc_shared_detach(d->e, d->l, r->name, err) < 0)
+			return -1;
 		return engine_network_remove(d->e, id, err);
+	}
 	return engine_volume_remove(d->e, r->name, false, err);
 }
 
@@ -103,6 +110,48 @@ failed:
 	return state_resource_set_state(d->l, r->id, STATE_PENDING, err);
 }
 
+/* A driver object: any failure (server unreachable, admin refused) leaves
+ * it pending for the next down; the rest goes on. */
+static int down_driver_row(struct down *d, const struct state_resource *r, struct te_err *err)
+{
+	enum drv_removed how = DRV_GONE;
+	char what[sizeof(err->msg) + 16];
+	static const char *const words[] = {"removed", "already gone", "not ours, left alone"};
+
+	if (state_resource_set_state(d->l, r->id, STATE_REMOVING, err) < 0)
+		return -1;
+	if (svc_driver_down(d->l, r, &how, err) < 0) {
+		d->res->remaining++;
+		snprintf(what, sizeof(what), "failed: %s", err->msg);
+		step(d, r, what);
+		return state_resource_set_state(d->l, r->id, STATE_PENDING, err);
+	}
+	if (how == DRV_REMOVED)
+		d->res->removed++;
+	else if (how == DRV_GONE)
+		d->res->gone++;
+	else
+		d->res->refused++;
+	step(d, r, words[how]);
+	return state_resource_set_state(d->l, r->id, STATE_REMOVED, err);
+}
+
+static int down_drivers(struct down *d, struct te_err *err)
+{
+	struct state_resource *rows = NULL;
+	size_t n = 0;
+	int rc = 0;
+
+	if (state_resource_list(d->l, d->task, false, &rows, &n, err) < 0)
+		return -1;
+	/* Newest first: a schema or database before the role that owns it. */
+	for (size_t i = n; i-- > 0 && rc == 0;)
+		if (drv_for_kind(rows[i].kind))
+			rc = down_driver_row(d, &rows[i], err);
+	state_resources_free(rows, n);
+	return rc;
+}
+
 static int down_kind(struct down *d, const char *kind, struct te_err *err)
 {
 	struct state_resource *rows = NULL;
@@ -129,7 +178,7 @@ static int finish(struct down *d, struct te_err *err)
 	}
 	if (d->res->kept)
 		return state_task_set_status(d->l, d->task, "down", err);
-	if (state_port_release_task(d->l, d->task, err) < 0)
+	if (state_port_release_task(d->l, d->task, err) < 0 || state_secrets_drop(d->l, d->task, err) < 0)
 		return -1;
 	return state_task_delete(d->l, d->task, err);
 }
@@ -150,9 +199,13 @@ int svc_down(struct engine *e, struct ledger *l, const char *task, const struct 
 		return 0;
 	}
 	state_task_release(&t);
-	for (size_t i = 0; i < sizeof(order) / sizeof(order[0]); i++)
+	for (size_t i = 0; i < sizeof(order) / sizeof(order[0]); i++) {
 		if (down_kind(&d, order[i], err) < 0)
 			return -1;
+		/* Driver objects after the containers that use them. */
+		if (i == 0 && down_drivers(&d, err) < 0)
+			return -1;
+	}
 	state_event_add(l, task, "down", "down complete", err);
 	return finish(&d, err);
 }

@@ -32,6 +32,8 @@ cleanup() {
 		done
 	fi
 	"$TE_ROOT/scripts/engine.sh" stop "$WORK/engine" >/dev/null 2>&1 || true
+	# Servers the driver tests started (t_drivers.sh), by pid.
+	if [ -d "$WORK/servers" ]; then "$TE_ROOT/scripts/servers.sh" stop "$WORK/servers" >/dev/null 2>&1 || true; fi
 	rm -rf "$WORK"
 }
 trap cleanup EXIT

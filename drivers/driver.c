@@ -1,0 +1,98 @@
+#include "drivers/driver.h"
+#include "drivers/postgres.h"
+#include "drivers/rabbitmq.h"
+#include "drivers/s3.h"
+#include "common/err.h"
+#include "common/mem.h"
+
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/random.h>
+
+static const struct drv_ops *const drivers[] = {
+    &drv_postgres,
+    &drv_rabbitmq,
+    &drv_s3,
+};
+
+const struct drv_ops *drv_find(const char *name)
+{
+	for (size_t i = 0; name && i < sizeof(drivers) / sizeof(drivers[0]); i++)
+		if (strcmp(drivers[i]->name, name) == 0)
+			return drivers[i];
+	return NULL;
+}
+
+const struct drv_ops *drv_for_kind(const char *kind)
+{
+	for (size_t i = 0; kind && i < sizeof(drivers) / sizeof(drivers[0]); i++) {
+		const char *p = drivers[i]->kind_prefix;
+
+		if (strncmp(kind, p, strlen(p)) == 0)
+			return drivers[i];
+	}
+	return NULL;
+}
+
+const char *drv_names(void)
+{
+	return "postgres, rabbitmq, s3";
+}
+
+char *drv_secret_server(const char *key)
+{
+	return xasprintf("server:%s", key);
+}
+
+char *drv_secret_password(const char *key)
+{
+	return xasprintf("password:%s", key);
+}
+
+char *drv_random_password(struct te_err *err)
+{
+	unsigned char raw[16];
+	size_t got = 0;
+	char *out = xmalloc(sizeof(raw) * 2 + 1);
+
+	while (got < sizeof(raw)) {
+		ssize_t r = getrandom(raw + got, sizeof(raw) - got, 0);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) {
+			free(out);
+			te_err_set(err, TE_E_IO, "getrandom: %s", strerror(errno));
+			return NULL;
+		}
+		got += (size_t)r;
+	}
+	for (size_t i = 0; i < sizeof(raw); i++)
+		snprintf(out + 2 * i, 3, "%02x", raw[i]);
+	return out;
+}
+
+static uint32_t fnv1a(const char *s)
+{
+	uint32_t h = 2166136261u;
+
+	for (; *s; s++) {
+		h ^= (unsigned char)*s;
+		h *= 16777619u;
+	}
+	return h;
+}
+
+char *drv_object_name(const char *prefix, const char *task, const char *key, size_t max)
+{
+	char *full = xasprintf("%s%s_%s", prefix, task, key);
+	char *out;
+
+	if (strlen(full) <= max)
+		return full;
+	out = xasprintf("%.*s_%08x", (int)(max - 9), full, fnv1a(full));
+	free(full);
+	return out;
+}

@@ -1,0 +1,123 @@
+/* Task-scoped server resources (issue 4): one interface, one file per driver.
+ *
+ * A driver turns one declared resource (x-taskenv.resources.<key>) into
+ * objects on a server the task does not own (a role and a schema on a
+ * Postgres server, ...), and removes them again. Drivers know nothing of the
+ * ledger, the engine or the Compose model: services/ hands them a recorder
+ * and they report every step through it, so services/ can write the ledger
+ * protocol around each object:
+ *
+ *   intend(kind, name, detail) -> [fault point] create on the server
+ *   -> [fault point] created(row, id)
+ *
+ * The intended row is committed before the server call, so a process killed
+ * in between leaves a row naming the object; teardown then finds it by name
+ * and checks it is ours (Postgres: the role carries a COMMENT naming ledger
+ * and task; schemas and databases must be owned by that role).
+ *
+ * Drivers never print and never exit; every function returns 0 / -1 and
+ * fills ERR (last argument) with a message naming the resource key and the
+ * server (host:port, never a password).
+ *
+ * Secrets. Admin URLs (which carry admin passwords) and the task's own
+ * passwords never go into the ledger: the recorder stores them in the
+ * task's secrets file (state/secrets.h, mode 0600) before the object that
+ * uses them is created. The ledger's detail JSON holds only host, port,
+ * database, user names. */
+#ifndef TASKENV_DRIVERS_DRIVER_H
+#define TASKENV_DRIVERS_DRIVER_H
+
+#include <stdbool.h>
+
+struct te_err;
+struct cJSON;
+
+/* One declared resource as a driver sees it. All strings borrowed. */
+struct drv_spec {
+	const char *task;      /* task name, already valid */
+	const char *ledger_id; /* written into ownership marks on the server */
+	const char *key;       /* resource key, [a-z][a-z0-9_]{0,29} */
+	const char *server;    /* admin URL (a secret: never put it in a message) */
+	const char *isolation; /* postgres: "schema" (default) or "database" */
+	const char *tmpl;      /* postgres database mode: template database, or NULL */
+	char *const *buckets;  /* s3: NULL-terminated bucket keys */
+};
+
+/* How a driver records its steps (implemented by services/ over the
+ * ledger and the secrets file). Every function returns 0 / -1 with ERR. */
+struct drv_recorder {
+	void *ctx;
+	/* Commit an intended row for KIND NAME with DETAIL (JSON text, no
+	 * secrets) before creating it; *ROW identifies it for created(). */
+	int (*intend)(void *ctx, const char *kind, const char *name, const char *detail, long long *row,
+		      struct te_err *err);
+	/* The object exists now (ID: the server's name or id for it). */
+	int (*created)(void *ctx, long long row, const char *id, struct te_err *err);
+	/* The task's secret NAME: *OUT owned, or NULL when none is stored. */
+	int (*secret_get)(void *ctx, const char *name, char **out, struct te_err *err);
+	/* Store the task's secret NAME (replaces an older value). */
+	int (*secret_put)(void *ctx, const char *name, const char *value, struct te_err *err);
+};
+
+/* A recorded object to remove: a ledger row plus what teardown needs. */
+struct drv_ref {
+	const char *task;
+	const char *ledger_id;
+	const char *kind;     /* e.g. "postgres-role" */
+	const char *name;     /* the exact name on the server */
+	const char *detail;   /* the JSON written at intend time, or NULL */
+	const char *server;   /* admin URL from the secrets file, or NULL if lost */
+	const char *password; /* the task's password for the resource, or NULL */
+};
+
+enum drv_removed {
+	DRV_REMOVED,  /* it existed and is gone now */
+	DRV_GONE,     /* it did not exist (never created, or removed by hand) */
+	DRV_NOT_OURS, /* an object of that name exists but is not marked as ours: left alone */
+};
+
+struct drv_ops {
+	const char *name;	  /* the `driver:` value, e.g. "postgres" */
+	const char *kind_prefix;  /* ledger kinds it owns start with this, e.g. "postgres-" */
+	const char *primary_kind; /* the row describe() starts from, e.g. "postgres-role" */
+	/* Create (or take back, idempotently) everything SPEC asks for, each
+	 * object recorded through REC first, then check the result
+	 * (verify). */
+	int (*provision)(const struct drv_spec *spec, const struct drv_recorder *rec, struct te_err *err);
+	/* Connection values of a provisioned resource, from the primary row's
+	 * DETAIL and the task's PASSWORD: an owned cJSON object of strings
+	 * (postgres: url, host, port, user, password, database, schema). When
+	 * HOST / PORT are non-NULL they replace the server's host and port
+	 * (the container side). */
+	struct cJSON *(*describe)(const char *detail, const char *password, const char *host,
+				  const char *port, struct te_err *err);
+	/* Wait until the server at admin URL SERVER answers, at most TIMEOUT_S
+	 * seconds (a server container that is still starting). May be NULL. */
+	int (*ready)(const char *server, int timeout_s, struct te_err *err);
+	/* Remove one recorded object (*OUT says what happened). */
+	int (*teardown)(const struct drv_ref *ref, enum drv_removed *out, struct te_err *err);
+};
+
+/* The driver called NAME, or NULL. */
+const struct drv_ops *drv_find(const char *name);
+/* The driver owning ledger KIND, or NULL (engine kinds: container, ...). */
+const struct drv_ops *drv_for_kind(const char *kind);
+/* Comma-separated names of the drivers this build has, for messages. */
+const char *drv_names(void);
+
+/* Name of the secret holding the admin URL / the task password of KEY:
+ * "server:KEY" / "password:KEY". Owned. */
+char *drv_secret_server(const char *key);
+char *drv_secret_password(const char *key);
+
+/* A random password: 32 lowercase hex characters (128 bits, getrandom).
+ * Owned; NULL with TE_E_IO when the kernel gives no randomness. */
+char *drv_random_password(struct te_err *err);
+
+/* An object name from the task and the resource key: PREFIX + TASK + "_" +
+ * KEY with '-' kept, at most MAX bytes; longer names keep their first bytes
+ * and end in "_" + 8 hex digits of an FNV-1a hash of the full name, so
+ * distinct tasks keep distinct names. Owned. */
+char *drv_object_name(const char *prefix, const char *task, const char *key, size_t max);
+
+#endif

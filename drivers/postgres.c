@@ -1,0 +1,589 @@
+#include "drivers/postgres.h"
+#include "common/err.h"
+#include "common/fault.h"
+#include "common/mem.h"
+
+#define TE_WITH_CJSON
+#define TE_WITH_PQ
+#include "common/cleanup.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#define PG_NAME_MAX 63
+#define PG_CONN_LIMIT "32"
+
+/* One admin session and what messages say about it. */
+struct pg {
+	PGconn *c;
+	char where[256]; /* "host:port", never credentials */
+};
+
+/* ---- connections, statements, quoting ---- */
+
+static void where_of(const char *url, char *out, size_t n)
+{
+	PQconninfoOption *opts = PQconninfoParse(url, NULL);
+	const char *host = NULL, *port = NULL;
+
+	for (PQconninfoOption *o = opts; o && o->keyword; o++) {
+		if (strcmp(o->keyword, "host") == 0 && o->val && *o->val)
+			host = o->val;
+		if (strcmp(o->keyword, "port") == 0 && o->val && *o->val)
+			port = o->val;
+	}
+	snprintf(out, n, "%s:%s", host ? host : "local socket", port ? port : "5432");
+	PQconninfoFree(opts);
+}
+
+/* libpq messages end in a newline and may span lines: keep the first. */
+static const char *pq_msg(const char *m, char *buf, size_t n)
+{
+	snprintf(buf, n, "%s", m ? m : "unknown error");
+	buf[strcspn(buf, "\n")] = '\0';
+	return buf;
+}
+
+static void quiet(void *arg, const char *message)
+{
+}
+
+/* Connect to URL (its dbname replaced by DBNAME unless NULL). */
+static int pg_connect(struct pg *pg, const char *url, const char *dbname, struct te_err *err)
+{
+	const char *kw[] = {"dbname", "dbname", "connect_timeout", "application_name", NULL};
+	const char *val[] = {url, dbname, "5", "taskenv", NULL};
+	char m[512];
+
+	where_of(url, pg->where, sizeof(pg->where));
+	pg->c = PQconnectdbParams(kw, val, 1);
+	if (!pg->c)
+		TE_BUG("PQconnectdbParams returned NULL");
+	/* Drivers never print: libpq's default prints NOTICEs to stderr. */
+	PQsetNoticeProcessor(pg->c, quiet, NULL);
+	if (PQstatus(pg->c) != CONNECTION_OK)
+		return te_err_set(err, TE_E_FAIL, "postgres server %s: %s", pg->where,
+				  pq_msg(PQerrorMessage(pg->c), m, sizeof(m)));
+	return 0;
+}
+
+static void pg_release(struct pg *pg)
+{
+	if (pg->c)
+		PQfinish(pg->c);
+	pg->c = NULL;
+}
+#define autopgs __attribute__((cleanup(pg_release)))
+
+/* Run SQL with N text parameters; *OUT (when non-NULL) gets the result. */
+static int pg_exec(struct pg *pg, const char *sql, int n, const char *const *params, PGresult **out,
+		   struct te_err *err)
+{
+	te_autopgres PGresult *r = PQexecParams(pg->c, sql, n, NULL, params, NULL, NULL, 0);
+	ExecStatusType st = PQresultStatus(r);
+	const char *state;
+	char m[512];
+
+	if (st != PGRES_COMMAND_OK && st != PGRES_TUPLES_OK) {
+		state = PQresultErrorField(r, PG_DIAG_SQLSTATE);
+		return te_err_set(err, TE_E_FAIL, "postgres server %s: %s%s%s%s", pg->where,
+				  pq_msg(PQresultErrorMessage(r), m, sizeof(m)), state ? " (SQLSTATE " : "",
+				  state ? state : "", state ? ")" : "");
+	}
+	if (out)
+		*out = TE_STEAL(r);
+	return 0;
+}
+
+static int pg_run(struct pg *pg, const char *sql, struct te_err *err)
+{
+	return pg_exec(pg, sql, 0, NULL, NULL, err);
+}
+
+/* The single text value of a one-parameter query: *OUT owned, NULL when
+ * there is no row; *FOUND says whether there was one (the value may be
+ * NULL in a row). */
+static int pg_value(struct pg *pg, const char *sql, const char *param, char **out, bool *found,
+		    struct te_err *err)
+{
+	te_autopgres PGresult *r = NULL;
+
+	*out = NULL;
+	if (pg_exec(pg, sql, 1, &param, &r, err) < 0)
+		return -1;
+	*found = PQntuples(r) > 0;
+	if (*found && !PQgetisnull(r, 0, 0))
+		*out = xstrdup(PQgetvalue(r, 0, 0));
+	return 0;
+}
+
+static char *quote(PGconn *c, const char *s, bool literal)
+{
+	char *q = literal ? PQescapeLiteral(c, s, strlen(s)) : PQescapeIdentifier(c, s, strlen(s));
+	char *out;
+
+	if (!q)
+		TE_BUG("PQescapeIdentifier/PQescapeLiteral failed");
+	out = xstrdup(q);
+	PQfreemem(q);
+	return out;
+}
+
+static char *ident(struct pg *pg, const char *s)
+{
+	return quote(pg->c, s, false);
+}
+
+static char *lit(struct pg *pg, const char *s)
+{
+	return quote(pg->c, s, true);
+}
+
+static char *owner_mark(const char *ledger_id, const char *task)
+{
+	return xasprintf("taskenv ledger=%s task=%s", ledger_id, task);
+}
+
+/* ---- provisioning ---- */
+
+struct prov {
+	struct pg pg;
+	const struct drv_spec *s;
+	const struct drv_recorder *rec;
+	bool database;	/* isolation: database */
+	char *role;	/* also the schema or database name */
+	char *password; /* the task's, from the secrets file */
+	char *detail;	/* JSON for every row */
+};
+
+static void prov_release(struct prov *p)
+{
+	pg_release(&p->pg);
+	free(p->role);
+	free(p->password);
+	free(p->detail);
+}
+
+static char *detail_json(struct prov *p)
+{
+	te_autojson cJSON *o = cJSON_CreateObject();
+	const char *host = PQhost(p->pg.c);
+
+	cJSON_AddStringToObject(o, "host", host && *host != '/' ? host : "127.0.0.1");
+	cJSON_AddStringToObject(o, "port", PQport(p->pg.c));
+	cJSON_AddStringToObject(o, "maintenance_db", PQdb(p->pg.c));
+	cJSON_AddStringToObject(o, "database", p->database ? p->role : PQdb(p->pg.c));
+	cJSON_AddStringToObject(o, "isolation", p->database ? "database" : "schema");
+	cJSON_AddStringToObject(o, "role", p->role);
+	return cJSON_PrintUnformatted(o);
+}
+
+/* The task's password: the stored one (a second `up`), else a new one,
+ * stored before the role that uses it exists. */
+static int task_password(struct prov *p, struct te_err *err)
+{
+	te_autofree char *name = drv_secret_password(p->s->key);
+
+	if (p->rec->secret_get(p->rec->ctx, name, &p->password, err) < 0)
+		return -1;
+	if (p->password)
+		return 0;
+	p->password = drv_random_password(err);
+	if (!p->password)
+		return -1;
+	return p->rec->secret_put(p->rec->ctx, name, p->password, err);
+}
+
+static int role_sql(struct prov *p, bool exists, struct te_err *err)
+{
+	te_autofree char *r = ident(&p->pg, p->role);
+	te_autofree char *pw = lit(&p->pg, p->password);
+	te_autofree char *mark_text = owner_mark(p->s->ledger_id, p->s->task);
+	te_autofree char *mark = lit(&p->pg, mark_text);
+	te_autofree char *sql =
+	    xasprintf("%s ROLE %s WITH LOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE "
+		      "NOREPLICATION NOBYPASSRLS CONNECTION LIMIT " PG_CONN_LIMIT " PASSWORD %s",
+		      exists ? "ALTER" : "CREATE", r, pw);
+	te_autofree char *comment = xasprintf("COMMENT ON ROLE %s IS %s", r, mark);
+
+	if (pg_run(&p->pg, sql, err) < 0)
+		return -1;
+	return exists ? 0 : pg_run(&p->pg, comment, err);
+}
+
+/* Create the role, or take back the one this task already made (same mark). */
+static int role_create(struct prov *p, struct te_err *err)
+{
+	te_autofree char *mark = owner_mark(p->s->ledger_id, p->s->task);
+	te_autofree char *comment = NULL;
+	bool found;
+
+	if (pg_run(&p->pg, "BEGIN", err) < 0)
+		return -1;
+	if (pg_value(&p->pg, "SELECT shobj_description(oid, 'pg_authid') FROM pg_roles WHERE rolname = $1",
+		     p->role, &comment, &found, err) < 0)
+		goto fail;
+	if (found && (!comment || strcmp(comment, mark) != 0)) {
+		te_err_set(err, TE_E_CONFLICT,
+			   "postgres server %s: role '%s' exists and is not task '%s''s (no taskenv mark "
+			   "of this ledger); left alone",
+			   p->pg.where, p->role, p->s->task);
+		goto fail;
+	}
+	if (role_sql(p, found, err) < 0)
+		goto fail;
+	return pg_run(&p->pg, "COMMIT", err);
+fail:
+	PQclear(PQexec(p->pg.c, "ROLLBACK"));
+	return -1;
+}
+
+typedef int (*create_fn)(struct prov *p, struct te_err *err);
+
+/* The ledger protocol around one object: intended, create, created. */
+static int step(struct prov *p, const char *kind, create_fn create, struct te_err *err)
+{
+	long long row;
+
+	if (p->rec->intend(p->rec->ctx, kind, p->role, p->detail, &row, err) < 0)
+		return -1;
+	te_fault_point("before-create", kind, p->role);
+	if (create(p, err) < 0)
+		return -1;
+	te_fault_point("after-create", kind, p->role);
+	return p->rec->created(p->rec->ctx, row, p->role, err);
+}
+
+/* Ours when owned by our role (the role itself carries the mark). */
+static int check_owner(struct prov *p, const char *what, const char *owner, struct te_err *err)
+{
+	if (strcmp(owner, p->role) == 0)
+		return 0;
+	return te_err_set(err, TE_E_CONFLICT,
+			  "postgres server %s: %s '%s' exists, owned by '%s', not by task "
+			  "'%s''s role; left alone",
+			  p->pg.where, what, p->role, owner, p->s->task);
+}
+
+static int schema_create(struct prov *p, struct te_err *err)
+{
+	te_autofree char *id = ident(&p->pg, p->role);
+	te_autofree char *db = ident(&p->pg, PQdb(p->pg.c));
+	te_autofree char *owner = NULL;
+	te_autofree char *create = xasprintf("CREATE SCHEMA %s AUTHORIZATION %s", id, id);
+	te_autofree char *path = xasprintf("ALTER ROLE %s IN DATABASE %s SET search_path = %s", id, db, id);
+	bool found;
+
+	if (pg_value(&p->pg, "SELECT pg_get_userbyid(nspowner) FROM pg_namespace WHERE nspname = $1", p->role,
+		     &owner, &found, err) < 0)
+		return -1;
+	if (found && check_owner(p, "schema", owner, err) < 0)
+		return -1;
+	if (!found && pg_run(&p->pg, create, err) < 0)
+		return -1;
+	return pg_run(&p->pg, path, err);
+}
+
+/* Hand the objects a template gave the clone to the task's role. */
+static int adopt_sql(struct pg *pg, const char *role, struct te_err *err)
+{
+	static const char *const q =
+	    "SELECT CASE c.relkind WHEN 'v' THEN 'VIEW' WHEN 'm' THEN 'MATERIALIZED VIEW' WHEN 'S' "
+	    "THEN 'SEQUENCE' WHEN 'f' THEN 'FOREIGN TABLE' ELSE 'TABLE' END, n.nspname, c.relname "
+	    "FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace "
+	    "WHERE n.nspname NOT IN ('pg_catalog', 'information_schema') AND n.nspname NOT LIKE 'pg\\_%' "
+	    "AND c.relkind IN ('r', 'p', 'v', 'm', 'S', 'f') AND pg_get_userbyid(c.relowner) <> $1 "
+	    "AND NOT EXISTS (SELECT 1 FROM pg_depend d WHERE d.classid = 'pg_class'::regclass "
+	    "AND d.objid = c.oid AND d.deptype IN ('a', 'i')) "
+	    "UNION ALL SELECT 'SCHEMA', NULL, nspname FROM pg_namespace "
+	    "WHERE nspname NOT IN ('pg_catalog', 'information_schema') AND nspname NOT LIKE 'pg\\_%' "
+	    "AND pg_get_userbyid(nspowner) NOT IN ($1, 'pg_database_owner')";
+	te_autopgres PGresult *r = NULL;
+	te_autofree char *to = ident(pg, role);
+
+	if (pg_exec(pg, q, 1, &role, &r, err) < 0)
+		return -1;
+	for (int i = 0; i < PQntuples(r); i++) {
+		te_autofree char *rel = ident(pg, PQgetvalue(r, i, 2));
+		te_autofree char *nsp = PQgetisnull(r, i, 1) ? NULL : ident(pg, PQgetvalue(r, i, 1));
+		te_autofree char *sql = xasprintf("ALTER %s %s%s%s OWNER TO %s", PQgetvalue(r, i, 0),
+						  nsp ? nsp : "", nsp ? "." : "", rel, to);
+
+		if (pg_run(pg, sql, err) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+static int adopt_template_objects(struct prov *p, struct te_err *err)
+{
+	autopgs struct pg inner = {0};
+
+	if (pg_connect(&inner, p->s->server, p->role, err) < 0)
+		return -1;
+	if (pg_run(&inner, "BEGIN", err) < 0 || adopt_sql(&inner, p->role, err) < 0)
+		return -1;
+	return pg_run(&inner, "COMMIT", err);
+}
+
+static int clone_locked(struct prov *p, const char *create, struct te_err *err)
+{
+	const char *t = p->s->tmpl;
+	int rc;
+
+	if (pg_exec(&p->pg, "SELECT pg_advisory_lock(hashtextextended('taskenv-template:' || $1, 0))", 1, &t,
+		    NULL, err) < 0)
+		return -1;
+	rc = pg_run(&p->pg, create, err);
+	PQclear(PQexecParams(p->pg.c,
+			     "SELECT pg_advisory_unlock(hashtextextended('taskenv-template:' || $1, 0))", 1,
+			     NULL, &t, NULL, NULL, 0));
+	return rc;
+}
+
+static int database_create(struct prov *p, struct te_err *err)
+{
+	te_autofree char *id = ident(&p->pg, p->role);
+	te_autofree char *tp = p->s->tmpl ? ident(&p->pg, p->s->tmpl) : NULL;
+	te_autofree char *owner = NULL;
+	te_autofree char *create =
+	    xasprintf("CREATE DATABASE %s OWNER %s%s%s", id, id, tp ? " TEMPLATE " : "", tp ? tp : "");
+	te_autofree char *revoke = xasprintf("REVOKE CONNECT, TEMPORARY ON DATABASE %s FROM PUBLIC", id);
+	bool found;
+
+	if (pg_value(&p->pg, "SELECT pg_get_userbyid(datdba) FROM pg_database WHERE datname = $1", p->role,
+		     &owner, &found, err) < 0)
+		return -1;
+	if (found && check_owner(p, "database", owner, err) < 0)
+		return -1;
+	if (!found && (tp ? clone_locked(p, create, err) : pg_run(&p->pg, create, err)) < 0)
+		return -1;
+	if (pg_run(&p->pg, revoke, err) < 0)
+		return -1;
+	return tp ? adopt_template_objects(p, err) : 0;
+}
+
+static int check_template(struct prov *p, struct te_err *err)
+{
+	te_autofree char *v = NULL;
+	bool found;
+
+	if (!p->s->tmpl)
+		return 0;
+	if (pg_value(&p->pg, "SELECT datname FROM pg_database WHERE datname = $1", p->s->tmpl, &v, &found,
+		     err) < 0)
+		return -1;
+	if (!found)
+		return te_err_set(err, TE_E_NOTFOUND,
+				  "postgres server %s: template database '%s' does not exist", p->pg.where,
+				  p->s->tmpl);
+	return 0;
+}
+
+/* What the contract promises, checked on the server as the admin sees it. */
+static int verify(struct prov *p, struct te_err *err)
+{
+	const char *q = "SELECT rolsuper OR rolcreatedb OR rolcreaterole, "
+			"has_schema_privilege($1, 'public', 'CREATE') FROM pg_roles WHERE rolname = $1";
+	te_autopgres PGresult *r = NULL;
+	const char *role = p->role;
+
+	if (pg_exec(&p->pg, q, 1, &role, &r, err) < 0)
+		return -1;
+	if (PQntuples(r) != 1 || strcmp(PQgetvalue(r, 0, 0), "f") != 0)
+		return te_err_set(err, TE_E_FAIL,
+				  "postgres server %s: role '%s' is not the plain login role "
+				  "taskenv created",
+				  p->pg.where, p->role);
+	if (!p->database && strcmp(PQgetvalue(r, 0, 1), "f") != 0)
+		return te_err_set(
+		    err, TE_E_FAIL,
+		    "postgres server %s: database '%s' grants CREATE on schema public to PUBLIC "
+		    "(the PostgreSQL < 15 default), so task roles could write into it; taskenv "
+		    "does not revoke it for every user: run REVOKE CREATE ON SCHEMA public FROM "
+		    "PUBLIC there, or use isolation: database",
+		    p->pg.where, PQdb(p->pg.c));
+	return 0;
+}
+
+static int pg_provision(const struct drv_spec *s, const struct drv_recorder *rec, struct te_err *err)
+{
+	struct prov p = {.s = s, .rec = rec};
+	int rc = -1;
+
+	p.database = s->isolation && strcmp(s->isolation, "database") == 0;
+	p.role = drv_object_name("te_", s->task, s->key, PG_NAME_MAX);
+	if (pg_connect(&p.pg, s->server, NULL, err) < 0 || check_template(&p, err) < 0 ||
+	    task_password(&p, err) < 0)
+		goto out;
+	p.detail = detail_json(&p);
+	if (step(&p, "postgres-role", role_create, err) < 0)
+		goto out;
+	if (step(&p, p.database ? "postgres-database" : "postgres-schema",
+		 p.database ? database_create : schema_create, err) < 0)
+		goto out;
+	rc = verify(&p, err);
+out:
+	prov_release(&p);
+	return rc;
+}
+
+/* ---- describe ---- */
+
+static const char *jstr(const cJSON *o, const char *k)
+{
+	return cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(o, k));
+}
+
+static cJSON *pg_describe(const char *detail, const char *password, const char *host, const char *cport,
+			  struct te_err *err)
+{
+	te_autojson cJSON *d = cJSON_Parse(detail ? detail : "");
+	te_autojson cJSON *o = cJSON_CreateObject();
+	const char *h, *port, *role, *db;
+	te_autofree char *url = NULL;
+
+	if (!d || !jstr(d, "host") || !jstr(d, "port") || !jstr(d, "role") || !jstr(d, "database")) {
+		te_err_set(err, TE_E_STATE, "postgres resource: ledger detail is not what taskenv wrote");
+		return NULL;
+	}
+	h = host ? host : jstr(d, "host");
+	port = cport ? cport : jstr(d, "port"), role = jstr(d, "role"), db = jstr(d, "database");
+	url = xasprintf("postgresql://%s:%s@%s%s%s:%s/%s", role, password ? password : "",
+			strchr(h, ':') ? "[" : "", h, strchr(h, ':') ? "]" : "", port, db);
+	cJSON_AddStringToObject(o, "url", url);
+	cJSON_AddStringToObject(o, "host", h);
+	cJSON_AddStringToObject(o, "port", port);
+	cJSON_AddStringToObject(o, "user", role);
+	cJSON_AddStringToObject(o, "password", password ? password : "");
+	cJSON_AddStringToObject(o, "database", db);
+	if (strcmp(jstr(d, "isolation") ?: "", "schema") == 0)
+		cJSON_AddStringToObject(o, "schema", role);
+	return TE_STEAL(o);
+}
+
+/* ---- readiness ---- */
+
+static int pg_ready(const char *server, int timeout_s, struct te_err *err)
+{
+	const char *kw[] = {"dbname", "connect_timeout", NULL};
+	const char *val[] = {server, "2", NULL};
+	char where[256];
+	struct pg pg = {0};
+
+	for (int i = 0; i < timeout_s * 10; i++) {
+		if (PQpingParams(kw, val, 1) == PQPING_OK) {
+			/* The entrypoint may still be initialising: insist on a session. */
+			struct te_err ignored;
+			int rc = pg_connect(&pg, server, NULL, &ignored);
+
+			pg_release(&pg);
+			if (rc == 0)
+				return 0;
+		}
+		usleep(100 * 1000);
+	}
+	where_of(server, where, sizeof(where));
+	return te_err_set(err, TE_E_FAIL, "postgres server %s: not ready after %d s", where, timeout_s);
+}
+
+/* ---- teardown ---- */
+
+static int drop_database(struct pg *pg, const struct drv_ref *ref, const char *role, enum drv_removed *out,
+			 struct te_err *err)
+{
+	te_autofree char *owner = NULL;
+	te_autofree char *id = ident(pg, ref->name);
+	te_autofree char *sql = xasprintf("DROP DATABASE %s WITH (FORCE)", id);
+	bool found;
+
+	if (pg_value(pg, "SELECT pg_get_userbyid(datdba) FROM pg_database WHERE datname = $1", ref->name,
+		     &owner, &found, err) < 0)
+		return -1;
+	if (!found || strcmp(owner, role) != 0) {
+		*out = found ? DRV_NOT_OURS : DRV_GONE;
+		return 0;
+	}
+	*out = DRV_REMOVED;
+	return pg_run(pg, sql, err);
+}
+
+static int drop_schema(struct pg *pg, const struct drv_ref *ref, const char *role, enum drv_removed *out,
+		       struct te_err *err)
+{
+	te_autofree char *owner = NULL;
+	te_autofree char *id = ident(pg, ref->name);
+	te_autofree char *sql = xasprintf("DROP SCHEMA %s CASCADE", id);
+	bool found;
+
+	if (pg_value(pg, "SELECT pg_get_userbyid(nspowner) FROM pg_namespace WHERE nspname = $1", ref->name,
+		     &owner, &found, err) < 0)
+		return -1;
+	if (!found || strcmp(owner, role) != 0) {
+		*out = found ? DRV_NOT_OURS : DRV_GONE;
+		return 0;
+	}
+	*out = DRV_REMOVED;
+	return pg_run(pg, sql, err);
+}
+
+static int drop_role(struct pg *pg, const struct drv_ref *ref, enum drv_removed *out, struct te_err *err)
+{
+	te_autofree char *mark = owner_mark(ref->ledger_id, ref->task);
+	te_autofree char *comment = NULL;
+	te_autofree char *id = ident(pg, ref->name);
+	te_autofree char *owned = xasprintf("DROP OWNED BY %s", id);
+	te_autofree char *drop = xasprintf("DROP ROLE %s", id);
+	bool found;
+
+	if (pg_value(pg, "SELECT shobj_description(oid, 'pg_authid') FROM pg_roles WHERE rolname = $1",
+		     ref->name, &comment, &found, err) < 0)
+		return -1;
+	if (!found || !comment || strcmp(comment, mark) != 0) {
+		*out = found ? DRV_NOT_OURS : DRV_GONE;
+		return 0;
+	}
+	*out = DRV_REMOVED;
+	if (pg_exec(pg, "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE usename = $1", 1,
+		    &ref->name, NULL, err) < 0)
+		return -1;
+	if (pg_run(pg, owned, err) < 0)
+		return -1;
+	return pg_run(pg, drop, err);
+}
+
+static int pg_teardown(const struct drv_ref *ref, enum drv_removed *out, struct te_err *err)
+{
+	te_autojson cJSON *d = cJSON_Parse(ref->detail ? ref->detail : "");
+	autopgs struct pg pg = {0};
+	const char *db;
+
+	if (!ref->server)
+		return te_err_set(err, TE_E_FAIL,
+				  "%s '%s': the admin URL is no longer in the task's secrets file", ref->kind,
+				  ref->name);
+	if (!d || !jstr(d, "role") || !jstr(d, "maintenance_db") || !jstr(d, "database"))
+		return te_err_set(err, TE_E_STATE, "%s '%s': ledger detail is not what taskenv wrote",
+				  ref->kind, ref->name);
+	db = strcmp(ref->kind, "postgres-schema") == 0 ? jstr(d, "database") : jstr(d, "maintenance_db");
+	if (pg_connect(&pg, ref->server, db, err) < 0)
+		return -1;
+	if (strcmp(ref->kind, "postgres-database") == 0)
+		return drop_database(&pg, ref, jstr(d, "role"), out, err);
+	if (strcmp(ref->kind, "postgres-schema") == 0)
+		return drop_schema(&pg, ref, jstr(d, "role"), out, err);
+	if (strcmp(ref->kind, "postgres-role") == 0)
+		return drop_role(&pg, ref, out, err);
+	return te_err_set(err, TE_E_STATE, "unknown postgres resource kind '%s'", ref->kind);
+}
+
+const struct drv_ops drv_postgres = {
+    .name = "postgres",
+    .kind_prefix = "postgres-",
+    .primary_kind = "postgres-role",
+    .provision = pg_provision,
+    .describe = pg_describe,
+    .teardown = pg_teardown,
+    .ready = pg_ready,
+};

@@ -1,0 +1,395 @@
+#include "drivers/rabbitmq.h"
+#include "drivers/http.h"
+#include "common/buf.h"
+#include "common/err.h"
+#include "common/fault.h"
+#include "common/mem.h"
+
+#define TE_WITH_CJSON
+#define TE_WITH_CURL
+#include "common/cleanup.h"
+
+#include <openssl/evp.h>
+#include <openssl/sha.h>
+#include <stdio.h>
+#include <string.h>
+
+#define RMQ_NAME_MAX 63
+#define RMQ_BODY_MAX (4 << 20)
+
+/* The management API of one server: base URL without credentials. */
+struct rmq {
+	char *base;	 /* "http://host:port" */
+	char *userpwd;	 /* "admin:password" (secret) */
+	char where[256]; /* "host:port" */
+};
+
+static void rmq_release(struct rmq *r)
+{
+	free(r->base);
+	free(r->userpwd);
+}
+#define autormq __attribute__((cleanup(rmq_release)))
+
+static int rmq_open(struct rmq *r, const char *server, struct te_err *err)
+{
+	CURLU *u = curl_url();
+	char *scheme = NULL, *host = NULL, *port = NULL, *user = NULL, *pw = NULL;
+	int rc = 0;
+
+	if (curl_url_set(u, CURLUPART_URL, server, 0) != CURLUE_OK ||
+	    curl_url_get(u, CURLUPART_SCHEME, &scheme, 0) != CURLUE_OK ||
+	    curl_url_get(u, CURLUPART_HOST, &host, 0) != CURLUE_OK ||
+	    curl_url_get(u, CURLUPART_PORT, &port, CURLU_DEFAULT_PORT) != CURLUE_OK) {
+		rc = te_err_set(err, TE_E_USAGE,
+				"rabbitmq server: not an http(s)://ADMIN:PASSWORD@HOST:PORT URL");
+		goto out;
+	}
+	curl_url_get(u, CURLUPART_USER, &user, CURLU_URLDECODE);
+	curl_url_get(u, CURLUPART_PASSWORD, &pw, CURLU_URLDECODE);
+	snprintf(r->where, sizeof(r->where), "rabbitmq server %s:%s", host, port);
+	r->base = xasprintf("%s://%s:%s", scheme, host, port);
+	r->userpwd = xasprintf("%s:%s", user ? user : "guest", pw ? pw : "guest");
+out:
+	curl_free(scheme), curl_free(host), curl_free(port), curl_free(user), curl_free(pw);
+	curl_url_cleanup(u);
+	return rc;
+}
+
+/* One API call. *OUT (may be NULL) gets the parsed JSON body. */
+static int api(struct rmq *r, const char *method, const char *path, const cJSON *body, long *status,
+	       cJSON **out, struct te_err *err)
+{
+	te_autofree char *url = xasprintf("%s%s", r->base, path);
+	te_autofree char *text = body ? cJSON_PrintUnformatted(body) : NULL;
+	te_autobuf struct te_buf b = TE_BUF_INIT(RMQ_BODY_MAX);
+	struct drv_http_req req = {
+	    method,	url,  text,    text ? strlen(text) : 0, text ? "application/json" : NULL, NULL,
+	    r->userpwd, NULL, r->where};
+
+	if (drv_http(&req, status, &b, err) < 0)
+		return -1;
+	if (*status == 401)
+		return te_err_set(err, TE_E_FAIL, "%s: admin credentials rejected (HTTP 401)", r->where);
+	if (out)
+		*out = cJSON_Parse(b.data ? b.data : "null");
+	return 0;
+}
+
+/* A call that must answer 2xx. */
+static int api_ok(struct rmq *r, const char *method, const char *path, const cJSON *body, struct te_err *err)
+{
+	long st = 0;
+
+	if (api(r, method, path, body, &st, NULL, err) < 0)
+		return -1;
+	if (st < 200 || st > 299)
+		return te_err_set(err, TE_E_FAIL, "%s: %s %s: HTTP %ld", r->where, method, path, st);
+	return 0;
+}
+
+static char *mark(const char *ledger_id, const char *task)
+{
+	return xasprintf("taskenv ledger=%s task=%s", ledger_id, task);
+}
+
+/* rabbit_password_hashing_sha256: base64(salt[4] || SHA-256(salt || password)). */
+static bool hash_matches(const char *b64, const char *password)
+{
+	unsigned char raw[64], want[SHA256_DIGEST_LENGTH];
+	size_t len = strlen(b64);
+	int n;
+	te_autofree unsigned char *in = NULL;
+
+	if (len == 0 || len > 88)
+		return false;
+	n = EVP_DecodeBlock(raw, (const unsigned char *)b64, (int)len);
+	/* EVP_DecodeBlock counts the '=' padding as zero bytes. */
+	for (size_t i = len; i > 0 && b64[i - 1] == '='; i--)
+		n--;
+	if (n != 4 + SHA256_DIGEST_LENGTH)
+		return false;
+	in = xmalloc(4 + strlen(password));
+	memcpy(in, raw, 4);
+	memcpy(in + 4, password, strlen(password));
+	SHA256(in, 4 + strlen(password), want);
+	return memcmp(want, raw + 4, SHA256_DIGEST_LENGTH) == 0;
+}
+
+/* ---- provision ---- */
+
+struct prov {
+	struct rmq r;
+	const struct drv_spec *s;
+	const struct drv_recorder *rec;
+	char *name; /* vhost and user */
+	char *ename;
+	char *password;
+	char *detail;
+};
+
+static int amqp_port(struct prov *p, int *port, struct te_err *err)
+{
+	te_autojson cJSON *o = NULL;
+	const cJSON *l;
+	long st = 0;
+
+	if (api(&p->r, "GET", "/api/overview", NULL, &st, &o, err) < 0)
+		return -1;
+	if (st != 200)
+		return te_err_set(err, TE_E_FAIL,
+				  "%s: GET /api/overview: HTTP %ld (is it the management API?)", p->r.where,
+				  st);
+	cJSON_ArrayForEach (l, cJSON_GetObjectItemCaseSensitive(o, "listeners")) {
+		if (strcmp(cJSON_GetStringValue(cJSON_GetObjectItem(l, "protocol")) ?: "", "amqp") != 0)
+			continue;
+		*port = (int)cJSON_GetNumberValue(cJSON_GetObjectItem(l, "port"));
+		return 0;
+	}
+	return te_err_set(err, TE_E_FAIL, "%s: no AMQP listener in /api/overview", p->r.where);
+}
+
+static int task_password(struct prov *p, struct te_err *err)
+{
+	te_autofree char *name = drv_secret_password(p->s->key);
+
+	if (p->rec->secret_get(p->rec->ctx, name, &p->password, err) < 0)
+		return -1;
+	if (p->password)
+		return 0;
+	p->password = drv_random_password(err);
+	if (!p->password)
+		return -1;
+	return p->rec->secret_put(p->rec->ctx, name, p->password, err);
+}
+
+static int user_create(struct prov *p, struct te_err *err)
+{
+	te_autofree char *path = xasprintf("/api/users/%s", p->ename);
+	te_autojson cJSON *old = NULL;
+	te_autojson cJSON *body = cJSON_CreateObject();
+	const char *hash;
+	long st = 0;
+
+	if (api(&p->r, "GET", path, NULL, &st, &old, err) < 0)
+		return -1;
+	hash = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(old, "password_hash"));
+	if (st == 200 && !(hash && hash_matches(hash, p->password)))
+		return te_err_set(err, TE_E_CONFLICT,
+				  "%s: user '%s' exists and is not task '%s''s; left alone", p->r.where,
+				  p->name, p->s->task);
+	cJSON_AddStringToObject(body, "password", p->password);
+	cJSON_AddStringToObject(body, "tags", "");
+	return api_ok(&p->r, "PUT", path, body, err);
+}
+
+static int vhost_create(struct prov *p, struct te_err *err)
+{
+	te_autofree char *path = xasprintf("/api/vhosts/%s", p->ename);
+	te_autofree char *limit = xasprintf("/api/vhost-limits/%s/max-connections", p->ename);
+	te_autofree char *perm = xasprintf("/api/permissions/%s/%s", p->ename, p->ename);
+	te_autofree char *m = mark(p->s->ledger_id, p->s->task);
+	te_autojson cJSON *old = NULL;
+	te_autojson cJSON *body = cJSON_CreateObject();
+	te_autojson cJSON *lim = cJSON_CreateObject();
+	te_autojson cJSON *pb = cJSON_CreateObject();
+	long st = 0;
+
+	if (api(&p->r, "GET", path, NULL, &st, &old, err) < 0)
+		return -1;
+	if (st == 200 &&
+	    strcmp(cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(old, "description")) ?: "", m) != 0)
+		return te_err_set(err, TE_E_CONFLICT,
+				  "%s: vhost '%s' exists and is not task '%s''s; left alone", p->r.where,
+				  p->name, p->s->task);
+	cJSON_AddStringToObject(body, "description", m);
+	cJSON_AddNumberToObject(lim, "value", 64);
+	cJSON_AddStringToObject(pb, "configure", ".*");
+	cJSON_AddStringToObject(pb, "write", ".*");
+	cJSON_AddStringToObject(pb, "read", ".*");
+	if (api_ok(&p->r, "PUT", path, body, err) < 0 || api_ok(&p->r, "PUT", limit, lim, err) < 0)
+		return -1;
+	return api_ok(&p->r, "PUT", perm, pb, err);
+}
+
+typedef int (*create_fn)(struct prov *p, struct te_err *err);
+
+static int step(struct prov *p, const char *kind, create_fn create, struct te_err *err)
+{
+	long long row;
+
+	if (p->rec->intend(p->rec->ctx, kind, p->name, p->detail, &row, err) < 0)
+		return -1;
+	te_fault_point("before-create", kind, p->name);
+	if (create(p, err) < 0)
+		return -1;
+	te_fault_point("after-create", kind, p->name);
+	return p->rec->created(p->rec->ctx, row, p->name, err);
+}
+
+static char *detail_json(struct prov *p, int port)
+{
+	te_autojson cJSON *o = cJSON_CreateObject();
+	CURLU *u = curl_url();
+	char *host = NULL;
+
+	curl_url_set(u, CURLUPART_URL, p->r.base, 0);
+	curl_url_get(u, CURLUPART_HOST, &host, 0);
+	cJSON_AddStringToObject(o, "host", host ? host : "127.0.0.1");
+	cJSON_AddNumberToObject(o, "port", port);
+	cJSON_AddStringToObject(o, "vhost", p->name);
+	cJSON_AddStringToObject(o, "user", p->name);
+	curl_free(host);
+	curl_url_cleanup(u);
+	return cJSON_PrintUnformatted(o);
+}
+
+static int rmq_provision(const struct drv_spec *s, const struct drv_recorder *rec, struct te_err *err)
+{
+	struct prov p = {.s = s, .rec = rec};
+	int port = 0, rc = -1;
+
+	p.name = drv_object_name("te_", s->task, s->key, RMQ_NAME_MAX);
+	p.ename = drv_http_escape(p.name);
+	if (rmq_open(&p.r, s->server, err) < 0 || amqp_port(&p, &port, err) < 0 || task_password(&p, err) < 0)
+		goto out;
+	p.detail = detail_json(&p, port);
+	if (step(&p, "rabbitmq-user", user_create, err) < 0 ||
+	    step(&p, "rabbitmq-vhost", vhost_create, err) < 0)
+		goto out;
+	rc = 0;
+out:
+	rmq_release(&p.r);
+	free(p.name), free(p.ename), free(p.password), free(p.detail);
+	return rc;
+}
+
+/* ---- describe ---- */
+
+static cJSON *rmq_describe(const char *detail, const char *password, const char *host, const char *cport,
+			   struct te_err *err)
+{
+	te_autojson cJSON *d = cJSON_Parse(detail ? detail : "");
+	te_autojson cJSON *o = cJSON_CreateObject();
+	const char *h, *user, *vhost;
+	te_autofree char *port = NULL;
+	te_autofree char *url = NULL;
+
+	h = cJSON_GetStringValue(cJSON_GetObjectItem(d, "host"));
+	user = cJSON_GetStringValue(cJSON_GetObjectItem(d, "user"));
+	vhost = cJSON_GetStringValue(cJSON_GetObjectItem(d, "vhost"));
+	if (!h || !user || !vhost || !cJSON_IsNumber(cJSON_GetObjectItem(d, "port"))) {
+		te_err_set(err, TE_E_STATE, "rabbitmq resource: ledger detail is not what taskenv wrote");
+		return NULL;
+	}
+	h = host ? host : h;
+	port = cport ? xstrdup(cport)
+		     : xasprintf("%d", (int)cJSON_GetNumberValue(cJSON_GetObjectItem(d, "port")));
+	url = xasprintf("amqp://%s:%s@%s:%s/%s", user, password ? password : "", h, port, vhost);
+	cJSON_AddStringToObject(o, "url", url);
+	cJSON_AddStringToObject(o, "host", h);
+	cJSON_AddStringToObject(o, "port", port);
+	cJSON_AddStringToObject(o, "user", user);
+	cJSON_AddStringToObject(o, "password", password ? password : "");
+	cJSON_AddStringToObject(o, "vhost", vhost);
+	return TE_STEAL(o);
+}
+
+/* ---- teardown ---- */
+
+static int close_connections(struct rmq *r, const char *ename, struct te_err *err)
+{
+	te_autofree char *path = xasprintf("/api/vhosts/%s/connections", ename);
+	te_autojson cJSON *list = NULL;
+	const cJSON *c;
+	long st = 0;
+
+	if (api(r, "GET", path, NULL, &st, &list, err) < 0)
+		return -1;
+	cJSON_ArrayForEach (c, list) {
+		te_autofree char *n =
+		    drv_http_escape(cJSON_GetStringValue(cJSON_GetObjectItem(c, "name")) ?: "");
+		te_autofree char *del = xasprintf("/api/connections/%s", n);
+		long st2 = 0;
+
+		if (api(r, "DELETE", del, NULL, &st2, NULL, err) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+static int drop_vhost(struct rmq *r, const struct drv_ref *ref, const char *user, enum drv_removed *out,
+		      struct te_err *err)
+{
+	te_autofree char *ev = drv_http_escape(ref->name);
+	te_autofree char *eu = drv_http_escape(user);
+	te_autofree char *path = xasprintf("/api/vhosts/%s", ev);
+	te_autofree char *perm = xasprintf("/api/permissions/%s/%s", ev, eu);
+	te_autofree char *m = mark(ref->ledger_id, ref->task);
+	te_autojson cJSON *old = NULL;
+	long st = 0;
+
+	if (api(r, "GET", path, NULL, &st, &old, err) < 0)
+		return -1;
+	if (st == 404 ||
+	    strcmp(cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(old, "description")) ?: "", m) !=
+		0) {
+		*out = st == 404 ? DRV_GONE : DRV_NOT_OURS;
+		return 0;
+	}
+	*out = DRV_REMOVED;
+	if (api(r, "DELETE", perm, NULL, &st, NULL, err) < 0 || close_connections(r, ev, err) < 0)
+		return -1;
+	return api_ok(r, "DELETE", path, NULL, err);
+}
+
+static int drop_user(struct rmq *r, const struct drv_ref *ref, const char *password, enum drv_removed *out,
+		     struct te_err *err)
+{
+	te_autofree char *eu = drv_http_escape(ref->name);
+	te_autofree char *path = xasprintf("/api/users/%s", eu);
+	te_autojson cJSON *old = NULL;
+	const char *hash;
+	long st = 0;
+
+	if (api(r, "GET", path, NULL, &st, &old, err) < 0)
+		return -1;
+	hash = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(old, "password_hash"));
+	if (st == 404 || !password || !hash || !hash_matches(hash, password)) {
+		*out = st == 404 ? DRV_GONE : DRV_NOT_OURS;
+		return 0;
+	}
+	*out = DRV_REMOVED;
+	return api_ok(r, "DELETE", path, NULL, err);
+}
+
+static int rmq_teardown(const struct drv_ref *ref, enum drv_removed *out, struct te_err *err)
+{
+	te_autojson cJSON *d = cJSON_Parse(ref->detail ? ref->detail : "");
+	autormq struct rmq r = {0};
+	const char *user = cJSON_GetStringValue(cJSON_GetObjectItem(d, "user"));
+
+	if (!ref->server)
+		return te_err_set(err, TE_E_FAIL,
+				  "%s '%s': the admin URL is no longer in the task's secrets file", ref->kind,
+				  ref->name);
+	if (!user)
+		return te_err_set(err, TE_E_STATE, "%s '%s': ledger detail is not what taskenv wrote",
+				  ref->kind, ref->name);
+	if (rmq_open(&r, ref->server, err) < 0)
+		return -1;
+	if (strcmp(ref->kind, "rabbitmq-vhost") == 0)
+		return drop_vhost(&r, ref, user, out, err);
+	if (strcmp(ref->kind, "rabbitmq-user") == 0)
+		return drop_user(&r, ref, ref->password, out, err);
+	return te_err_set(err, TE_E_STATE, "unknown rabbitmq resource kind '%s'", ref->kind);
+}
+
+const struct drv_ops drv_rabbitmq = {
+    .name = "rabbitmq",
+    .kind_prefix = "rabbitmq-",
+    .primary_kind = "rabbitmq-user",
+    .provision = rmq_provision,
+    .describe = rmq_describe,
+    .teardown = rmq_teardown,
+};

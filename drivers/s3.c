@@ -1,0 +1,407 @@
+#include "drivers/s3.h"
+#include "drivers/http.h"
+#include "common/buf.h"
+#include "common/err.h"
+#include "common/fault.h"
+#include "common/mem.h"
+
+#define TE_WITH_CJSON
+#define TE_WITH_CURL
+#include "common/cleanup.h"
+
+#include <libxml/parser.h>
+#include <libxml/tree.h>
+#include <openssl/evp.h>
+#include <openssl/md5.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#define S3_REGION "us-east-1"
+#define S3_SIGV4 "aws:amz:" S3_REGION ":s3"
+#define S3_BODY_MAX (8 << 20)
+#define S3_NAME_MAX 63
+
+struct s3 {
+	char *endpoint;	 /* "http://host:port" */
+	char *access;	 /* access key */
+	char *secret;	 /* secret key */
+	char *userpwd;	 /* "access:secret" for CURLOPT_USERPWD */
+	char where[256]; /* "s3 server host:port" */
+};
+
+static void s3_release(struct s3 *s)
+{
+	free(s->endpoint), free(s->access), free(s->secret), free(s->userpwd);
+}
+#define autos3 __attribute__((cleanup(s3_release)))
+
+static int s3_open(struct s3 *s, const char *server, struct te_err *err)
+{
+	CURLU *u = curl_url();
+	char *scheme = NULL, *host = NULL, *port = NULL, *user = NULL, *pw = NULL;
+	int rc = 0;
+
+	if (curl_url_set(u, CURLUPART_URL, server, 0) != CURLUE_OK ||
+	    curl_url_get(u, CURLUPART_SCHEME, &scheme, 0) != CURLUE_OK ||
+	    curl_url_get(u, CURLUPART_HOST, &host, 0) != CURLUE_OK ||
+	    curl_url_get(u, CURLUPART_PORT, &port, CURLU_DEFAULT_PORT) != CURLUE_OK ||
+	    curl_url_get(u, CURLUPART_USER, &user, CURLU_URLDECODE) != CURLUE_OK ||
+	    curl_url_get(u, CURLUPART_PASSWORD, &pw, CURLU_URLDECODE) != CURLUE_OK) {
+		rc = te_err_set(err, TE_E_USAGE,
+				"s3 server: not an http(s)://ACCESS_KEY:SECRET_KEY@HOST:PORT URL");
+		goto out;
+	}
+	snprintf(s->where, sizeof(s->where), "s3 server %s:%s", host, port);
+	s->endpoint = xasprintf("%s://%s:%s", scheme, host, port);
+	s->access = xstrdup(user);
+	s->secret = xstrdup(pw);
+	s->userpwd = xasprintf("%s:%s", user, pw);
+out:
+	curl_free(scheme), curl_free(host), curl_free(port), curl_free(user), curl_free(pw);
+	curl_url_cleanup(u);
+	return rc;
+}
+
+/* "x-amz-content-sha256: <hex SHA-256 of BODY>": S3 wants the payload hash
+ * as a header, and libcurl 7.88 signs the value it finds there. */
+static char *payload_header(const char *body)
+{
+	unsigned char d[32];
+	char hex[65];
+
+	EVP_Digest(body ? body : "", body ? strlen(body) : 0, d, NULL, EVP_sha256(), NULL);
+	for (size_t i = 0; i < sizeof(d); i++)
+		snprintf(hex + 2 * i, 3, "%02x", d[i]);
+	return xasprintf("x-amz-content-sha256: %s", hex);
+}
+
+/* One signed request; BODY may be NULL. Returns the status in *ST. */
+static int s3_call(struct s3 *s, const char *method, const char *path, const char *body,
+		   struct curl_slist *headers, long *st, struct te_buf *out, struct te_err *err)
+{
+	te_autofree char *url = xasprintf("%s%s", s->endpoint, path);
+	te_autofree char *sha = payload_header(body);
+	te_autoslist struct curl_slist *h = curl_slist_append(NULL, sha);
+	struct drv_http_req req = {
+	    method,	url, body,    body ? strlen(body) : 0, body ? "application/xml" : NULL, S3_SIGV4,
+	    s->userpwd, h,   s->where};
+
+	for (struct curl_slist *x = headers; x; x = x->next)
+		h = curl_slist_append(h, x->data);
+	if (drv_http(&req, st, out, err) < 0)
+		return -1;
+	if (*st == 403)
+		return te_err_set(err, TE_E_FAIL, "%s: %s %s: credentials rejected (HTTP 403): %.200s",
+				  s->where, method, path, out->data ? out->data : "");
+	return 0;
+}
+
+static uint32_t fnv1a(const char *p)
+{
+	uint32_t h = 2166136261u;
+
+	for (; *p; p++) {
+		h ^= (unsigned char)*p;
+		h *= 16777619u;
+	}
+	return h;
+}
+
+static char *bucket_name(const struct drv_spec *spec, const char *bucket)
+{
+	te_autofree char *seed = xasprintf("%s/%s/%s/%s", spec->ledger_id, spec->task, spec->key, bucket);
+	te_autofree char *base = xasprintf("te-%s-%s", spec->task, bucket);
+	size_t n = strlen(base);
+
+	for (char *c = base; *c; c++)
+		if (*c == '_')
+			*c = '-';
+	if (n > S3_NAME_MAX - 9)
+		n = S3_NAME_MAX - 9;
+	while (n > 0 && base[n - 1] == '-')
+		n--;
+	return xasprintf("%.*s-%08x", (int)n, base, fnv1a(seed));
+}
+
+/* ---- provision ---- */
+
+static char *detail_json(struct s3 *s, const struct drv_spec *spec)
+{
+	te_autojson cJSON *o = cJSON_CreateObject();
+	cJSON *b = cJSON_AddObjectToObject(o, "buckets");
+
+	cJSON_AddStringToObject(o, "endpoint", s->endpoint);
+	cJSON_AddStringToObject(o, "region", S3_REGION);
+	cJSON_AddStringToObject(o, "access_key", s->access);
+	for (size_t i = 0; spec->buckets && spec->buckets[i]; i++) {
+		te_autofree char *name = bucket_name(spec, spec->buckets[i]);
+
+		cJSON_AddStringToObject(b, spec->buckets[i], name);
+	}
+	return cJSON_PrintUnformatted(o);
+}
+
+static int bucket_create(struct s3 *s, const char *name, struct te_err *err)
+{
+	te_autofree char *path = xasprintf("/%s", name);
+	te_autobuf struct te_buf b = TE_BUF_INIT(S3_BODY_MAX);
+	long st = 0;
+
+	if (s3_call(s, "PUT", path, NULL, NULL, &st, &b, err) < 0)
+		return -1;
+	/* The name embeds a hash of ledger id, task and key: a 409 is our own
+	 * bucket from an earlier `up` (emulators answer BucketAlreadyExists
+	 * even to the one identity they have). */
+	if (st == 200 ||
+	    (st == 409 && b.data &&
+	     (strstr(b.data, "BucketAlreadyOwnedByYou") || strstr(b.data, "BucketAlreadyExists"))))
+		return 0;
+	return te_err_set(err, TE_E_FAIL, "%s: create bucket '%s': HTTP %ld %.200s", s->where, name, st,
+			  b.data ? b.data : "");
+}
+
+static int s3_provision(const struct drv_spec *spec, const struct drv_recorder *rec, struct te_err *err)
+{
+	autos3 struct s3 s = {0};
+	te_autofree char *detail = NULL;
+	te_autofree char *pname = drv_secret_password(spec->key);
+	te_autobuf struct te_buf b = TE_BUF_INIT(S3_BODY_MAX);
+	long st = 0;
+
+	if (s3_open(&s, spec->server, err) < 0 || s3_call(&s, "GET", "/", NULL, NULL, &st, &b, err) < 0)
+		return -1;
+	if (st != 200)
+		return te_err_set(err, TE_E_FAIL, "%s: GET / (ListBuckets): HTTP %ld %.200s", s.where, st,
+				  b.data ? b.data : "");
+	if (rec->secret_put(rec->ctx, pname, s.secret, err) < 0)
+		return -1;
+	detail = detail_json(&s, spec);
+	for (size_t i = 0; spec->buckets && spec->buckets[i]; i++) {
+		te_autofree char *name = bucket_name(spec, spec->buckets[i]);
+		long long row;
+
+		if (rec->intend(rec->ctx, "s3-bucket", name, detail, &row, err) < 0)
+			return -1;
+		te_fault_point("before-create", "s3-bucket", name);
+		if (bucket_create(&s, name, err) < 0)
+			return -1;
+		te_fault_point("after-create", "s3-bucket", name);
+		if (rec->created(rec->ctx, row, name, err) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* ---- describe ---- */
+
+static cJSON *s3_describe(const char *detail, const char *password, const char *host, const char *port,
+			  struct te_err *err)
+{
+	te_autojson cJSON *d = cJSON_Parse(detail ? detail : "");
+	te_autojson cJSON *o = cJSON_CreateObject();
+	const char *ep = cJSON_GetStringValue(cJSON_GetObjectItem(d, "endpoint"));
+	const cJSON *b;
+
+	if (!ep || !cJSON_IsObject(cJSON_GetObjectItem(d, "buckets"))) {
+		te_err_set(err, TE_E_STATE, "s3 resource: ledger detail is not what taskenv wrote");
+		return NULL;
+	}
+	if (host) {
+		CURLU *u = curl_url();
+		char *url = NULL;
+
+		curl_url_set(u, CURLUPART_URL, ep, 0);
+		curl_url_set(u, CURLUPART_HOST, host, 0);
+		if (port)
+			curl_url_set(u, CURLUPART_PORT, port, 0);
+		curl_url_get(u, CURLUPART_URL, &url, 0);
+		cJSON_AddStringToObject(o, "endpoint", url ? url : ep);
+		curl_free(url);
+		curl_url_cleanup(u);
+	} else {
+		cJSON_AddStringToObject(o, "endpoint", ep);
+	}
+	cJSON_AddStringToObject(o, "region",
+				cJSON_GetStringValue(cJSON_GetObjectItem(d, "region")) ?: S3_REGION);
+	cJSON_AddStringToObject(o, "access_key",
+				cJSON_GetStringValue(cJSON_GetObjectItem(d, "access_key")) ?: "");
+	cJSON_AddStringToObject(o, "secret_key", password ? password : "");
+	cJSON_AddStringToObject(o, "credentials", "shared");
+	cJSON_ArrayForEach (b, cJSON_GetObjectItem(d, "buckets")) {
+		te_autofree char *k = xasprintf("bucket_%s", b->string);
+
+		cJSON_AddStringToObject(o, k, cJSON_GetStringValue(b));
+	}
+	return TE_STEAL(o);
+}
+
+/* ---- teardown ---- */
+
+static void xml_freep(xmlDoc **d)
+{
+	if (*d)
+		xmlFreeDoc(*d);
+}
+#define autoxml __attribute__((cleanup(xml_freep)))
+
+/* Text of every element named NAME under N (depth-first), appended to V. */
+static void collect(xmlNode *n, const char *name, const char *parent, char ***v)
+{
+	for (; n; n = n->next) {
+		if (n->type == XML_ELEMENT_NODE && strcmp((const char *)n->name, name) == 0 && n->parent &&
+		    (!parent || strcmp((const char *)n->parent->name, parent) == 0)) {
+			xmlChar *t = xmlNodeGetContent(n);
+
+			*v = te_strv_push(*v, xstrdup((const char *)t));
+			xmlFree(t);
+		}
+		collect(n->children, name, parent, v);
+	}
+}
+
+static char **xml_texts(const struct te_buf *b, const char *name, const char *parent)
+{
+	autoxml xmlDoc *doc = NULL;
+	char **v = xcalloc(1, sizeof(*v));
+
+	if (!b->data)
+		return v;
+	doc = xmlReadMemory(b->data, (int)b->len, "s3.xml", NULL, XML_PARSE_NONET | XML_PARSE_NOERROR);
+	if (doc)
+		collect(xmlDocGetRootElement(doc), name, parent, &v);
+	return v;
+}
+
+static char *md5_b64(const char *s)
+{
+	unsigned char d[MD5_DIGEST_LENGTH];
+	unsigned char out[32];
+
+	EVP_Digest(s, strlen(s), d, NULL, EVP_md5(), NULL);
+	EVP_EncodeBlock(out, d, MD5_DIGEST_LENGTH);
+	return xstrdup((const char *)out);
+}
+
+static int delete_keys(struct s3 *s, const char *bucket, char **keys, struct te_err *err)
+{
+	te_autobuf struct te_buf body = TE_BUF_INIT(S3_BODY_MAX);
+	te_autobuf struct te_buf out = TE_BUF_INIT(S3_BODY_MAX);
+	te_autoslist struct curl_slist *h = NULL;
+	te_autofree char *path = xasprintf("/%s?delete", bucket);
+	te_autofree char *md5 = NULL;
+	te_autofree char *hdr = NULL;
+	long st = 0;
+
+	te_buf_adds(&body, "<Delete><Quiet>true</Quiet>");
+	for (size_t i = 0; keys[i]; i++) {
+		xmlChar *e = xmlEncodeSpecialChars(NULL, (const xmlChar *)keys[i]);
+
+		te_buf_addf(&body, "<Object><Key>%s</Key></Object>", (const char *)e);
+		xmlFree(e);
+	}
+	te_buf_adds(&body, "</Delete>");
+	md5 = md5_b64(body.data);
+	hdr = xasprintf("Content-MD5: %s", md5);
+	h = curl_slist_append(h, hdr);
+	if (s3_call(s, "POST", path, body.data, h, &st, &out, err) < 0)
+		return -1;
+	if (st != 200)
+		return te_err_set(err, TE_E_FAIL, "%s: DeleteObjects on '%s': HTTP %ld", s->where, bucket,
+				  st);
+	return 0;
+}
+
+static int abort_uploads(struct s3 *s, const char *bucket, struct te_err *err)
+{
+	te_autofree char *path = xasprintf("/%s?uploads", bucket);
+	te_autobuf struct te_buf b = TE_BUF_INIT(S3_BODY_MAX);
+	te_autostrv char **keys = NULL;
+	te_autostrv char **ids = NULL;
+	long st = 0;
+
+	if (s3_call(s, "GET", path, NULL, NULL, &st, &b, err) < 0)
+		return -1;
+	if (st != 200)
+		return 0; /* no multipart listing on this server */
+	keys = xml_texts(&b, "Key", "Upload");
+	ids = xml_texts(&b, "UploadId", "Upload");
+	for (size_t i = 0; keys[i] && ids[i]; i++) {
+		te_autofree char *ek = drv_http_escape(keys[i]);
+		te_autofree char *ei = drv_http_escape(ids[i]);
+		te_autofree char *del = xasprintf("/%s/%s?uploadId=%s", bucket, ek, ei);
+		te_autobuf struct te_buf o = TE_BUF_INIT(S3_BODY_MAX);
+
+		if (s3_call(s, "DELETE", del, NULL, NULL, &st, &o, err) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* ListObjectsV2 page by page, each page deleted with DeleteObjects. */
+static int empty_bucket(struct s3 *s, const char *bucket, struct te_err *err)
+{
+	te_autofree char *token = NULL;
+
+	for (;;) {
+		te_autofree char *et = token ? drv_http_escape(token) : NULL;
+		te_autofree char *path =
+		    xasprintf("/%s?list-type=2%s%s", bucket, et ? "&continuation-token=" : "", et ? et : "");
+		te_autobuf struct te_buf b = TE_BUF_INIT(S3_BODY_MAX);
+		te_autostrv char **keys = NULL;
+		te_autostrv char **next = NULL;
+		long st = 0;
+
+		if (s3_call(s, "GET", path, NULL, NULL, &st, &b, err) < 0)
+			return -1;
+		if (st != 200)
+			return te_err_set(err, TE_E_FAIL, "%s: ListObjectsV2 on '%s': HTTP %ld", s->where,
+					  bucket, st);
+		keys = xml_texts(&b, "Key", "Contents");
+		if (keys[0] && delete_keys(s, bucket, keys, err) < 0)
+			return -1;
+		next = xml_texts(&b, "NextContinuationToken", NULL);
+		free(token);
+		token = next[0] ? xstrdup(next[0]) : NULL;
+		if (!token)
+			return 0;
+	}
+}
+
+static int s3_teardown(const struct drv_ref *ref, enum drv_removed *out, struct te_err *err)
+{
+	autos3 struct s3 s = {0};
+	te_autofree char *path = xasprintf("/%s", ref->name);
+	te_autobuf struct te_buf b = TE_BUF_INIT(S3_BODY_MAX);
+	long st = 0;
+
+	if (!ref->server)
+		return te_err_set(err, TE_E_FAIL,
+				  "%s '%s': the admin URL is no longer in the task's secrets file", ref->kind,
+				  ref->name);
+	if (s3_open(&s, ref->server, err) < 0 || s3_call(&s, "HEAD", path, NULL, NULL, &st, &b, err) < 0)
+		return -1;
+	if (st == 404) {
+		*out = DRV_GONE;
+		return 0;
+	}
+	*out = DRV_REMOVED;
+	if (abort_uploads(&s, ref->name, err) < 0 || empty_bucket(&s, ref->name, err) < 0)
+		return -1;
+	te_buf_reset(&b);
+	if (s3_call(&s, "DELETE", path, NULL, NULL, &st, &b, err) < 0)
+		return -1;
+	if (st != 204 && st != 200 && st != 404)
+		return te_err_set(err, TE_E_FAIL, "%s: delete bucket '%s': HTTP %ld %.200s", s.where,
+				  ref->name, st, b.data ? b.data : "");
+	return 0;
+}
+
+const struct drv_ops drv_s3 = {
+    .name = "s3",
+    .kind_prefix = "s3-",
+    .primary_kind = "s3-bucket",
+    .provision = s3_provision,
+    .describe = s3_describe,
+    .teardown = s3_teardown,
+};

@@ -1,0 +1,49 @@
+/* The driver layer as services/ uses it: provisioning each declared
+ * x-taskenv resource with the ledger protocol around every step, removing
+ * one recorded driver object, and the values a task sees (env, injection).
+ * The admin URL and the task's passwords live in the task's secrets file
+ * (state/secrets.h), never in the ledger. */
+#ifndef TASKENV_SERVICES_DRVRUN_H
+#define TASKENV_SERVICES_DRVRUN_H
+
+#include "drivers/driver.h"
+#include "services/progress.h"
+
+struct te_err;
+struct ledger;
+struct cJSON;
+struct svc_project;
+struct svc_service;
+struct state_resource;
+
+/* Where each resource's server is: the admin URL (host side) and what
+ * containers use instead of its host and port (NULL: the same). Borrowed. */
+struct svc_drv_target {
+	const char *server;
+	const char *container_host;
+	const char *container_port;
+};
+
+/* Provision every resource of PROJECT for TASK, in file order, on
+ * TARGETS[i] (one per project resource). The admin URL is stored as a
+ * secret first (so `down` can reach the server without the environment
+ * `up` ran in). *VALUES (owned) maps resource key -> the container-side
+ * values (driver describe()). Errors name the resource and the server. */
+int svc_drivers_up(struct ledger *l, const struct svc_project *project, const char *task,
+		   const struct svc_drv_target *targets, svc_progress_fn progress, void *progress_ctx,
+		   struct cJSON **values, struct te_err *err);
+
+/* Append to ENV (a cJSON array of "K=V" strings, borrowed) the variables
+ * service S asks for under x-taskenv.env, from VALUES. */
+int svc_drivers_inject(const struct svc_service *s, const struct cJSON *values, struct cJSON *env,
+		       struct te_err *err);
+
+/* Remove the recorded driver object R of TASK (its kind has a driver). */
+int svc_driver_down(struct ledger *l, const struct state_resource *r, enum drv_removed *out,
+		    struct te_err *err);
+
+/* Host-side lines for `env`: TASKENV_<KEY>_<FIELD>=value for each
+ * provisioned resource (KEY, FIELD upper-cased), appended to *LINES. */
+int svc_drivers_env(struct ledger *l, const char *task, char ***lines, struct te_err *err);
+
+#endif

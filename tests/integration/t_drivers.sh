@@ -1,0 +1,441 @@
+# Issue 4: task-scoped server resources (postgres driver) against a real
+# PostgreSQL 15 started privately under $WORK/servers (once per run.sh
+# invocation, on the first driver test; run.sh stops it by pid).
+# shellcheck shell=bash
+
+# Start the servers once; export PG_ADMIN_URL etc. into the caller.
+# RabbitMQ (~10-15 s to start) only when a test asks for it: drv_servers rabbitmq.
+drv_servers() {
+	local d="$WORK/servers"
+	if [ "${1:-}" = rabbitmq ] && [ ! -f "$d/env.rmq" ]; then
+		drv_servers
+		"$TE_ROOT/scripts/servers.sh" start "$d" rabbitmq >"$d/env.rmq.tmp" || fail "could not start rabbitmq"
+		mv "$d/env.rmq.tmp" "$d/env.rmq"
+	fi
+	if [ "${1:-}" = s3 ] && [ ! -f "$d/env.s3" ]; then
+		drv_servers
+		"$TE_ROOT/scripts/servers.sh" start "$d" s3 >"$d/env.s3.tmp" || fail "could not start s3rver"
+		mv "$d/env.s3.tmp" "$d/env.s3"
+	fi
+	# shellcheck source=/dev/null
+	if [ -f "$d/env.rmq" ]; then set -a; . "$d/env.rmq"; set +a; fi
+	# shellcheck source=/dev/null
+	if [ -f "$d/env.s3" ]; then set -a; . "$d/env.s3"; set +a; fi
+	if [ ! -f "$d/env" ]; then
+		local t0=$SECONDS
+		# As root the cluster runs as user postgres, who must traverse $WORK.
+		chmod 711 "$WORK"
+		"$TE_ROOT/scripts/servers.sh" start "$d" postgres >"$d.env.tmp" || fail "could not start the test servers"
+		mv "$d.env.tmp" "$d/env"
+		log "    servers started in $((SECONDS - t0)) s"
+	fi
+	set -a
+	# shellcheck source=/dev/null
+	. "$d/env"
+	set +a
+}
+
+# psql as the admin (over the private unix socket: trust), one value out.
+pg_admin() { PGOPTIONS="-c client_min_messages=warning" psql -X -q -At -h "$PG_SOCKET_DIR" -p "$PG_PORT" -U taskenv_admin -d "${2:-postgres}" -c "$1"; }
+
+# Roles, schemas and databases whose name starts with te_<task>_ (count).
+pg_traces() {
+	local like
+	like="te_$(sed 's/_/\\_/g' <<<"$1")\\_%"
+	pg_admin "select (select count(*) from pg_roles where rolname like '$like')
+		+ (select count(*) from pg_namespace where nspname like '$like')
+		+ (select count(*) from pg_database where datname like '$like')"
+}
+
+# A project with one resource DECL (flow mapping) and an app that gets DATABASE_URL.
+drv_project() {
+	local dir
+	dir=$(mktemp -d "$WORK/proj.XXXX")
+	cat >"$dir/compose.yaml" <<YAML
+x-taskenv:
+  resources:
+    db: $1
+services:
+  app:
+    image: taskenv-test/busybox:1
+    command: ["sleep", "3600"]
+    x-taskenv:
+      env: {DATABASE_URL: db.url, DB_USER: db.user}
+YAML
+	echo "$dir"
+}
+
+# Schema isolation: two tasks at once; each reaches its own schema through
+# `taskenv env`; A cannot read or write B's schema nor create in public;
+# the container got DATABASE_URL; down leaves nothing on the server.
+test_pg_schema_isolation() {
+	drv_servers
+	local dir ua ub out
+	dir=$(drv_project '{driver: postgres, server: "${PG_ADMIN_URL}", isolation: schema}')
+	(cd "$dir" && te up -t sch-a >"$WORK/sa.log" 2>&1) & local ja=$!
+	(cd "$dir" && te up -t sch-b >"$WORK/sb.log" 2>&1) & local jb=$!
+	wait $ja || { cat "$WORK/sa.log" >&2; fail "up sch-a"; }
+	wait $jb || { cat "$WORK/sb.log" >&2; fail "up sch-b"; }
+	ua=$(te env -t sch-a | sed -n 's/^TASKENV_DB_URL=//p')
+	ub=$(te env -t sch-b | sed -n 's/^TASKENV_DB_URL=//p')
+	assert_contains "$ua" "postgresql://te_sch-a_db:"
+	assert_contains "$ua" "@127.0.0.1:$PG_PORT/postgres"
+	psql -X -q "$ua" -c 'create table mine(x int); insert into mine values (1)'
+	psql -X -q "$ub" -c 'create table mine(x int); insert into mine values (2)'
+	assert_eq "$(psql -X -At "$ua" -c 'select x from mine')" "1"
+	assert_eq "$(psql -X -At "$ub" -c 'select x from mine')" "2"
+	! psql -X -q "$ua" -c 'select * from "te_sch-b_db".mine' 2>"$WORK/e1" || fail "A read B's schema"
+	assert_contains "$(cat "$WORK/e1")" "permission denied"
+	! psql -X -q "$ua" -c 'insert into "te_sch-b_db".mine values (9)' 2>/dev/null || fail "A wrote B's schema"
+	! psql -X -q "$ua" -c 'create table public.leak(x int)' 2>"$WORK/e2" || fail "A created in public"
+	assert_contains "$(cat "$WORK/e2")" "permission denied"
+	# injected into the container, never printed by ps
+	out=$(api GET /containers/sch-a-app-1/json | jq -r '.Config.Env[]')
+	assert_contains "$out" "DATABASE_URL=$ua"
+	assert_contains "$out" "DB_USER=te_sch-a_db"
+	out=$(te ps -t sch-a; te ps -t sch-a --json)
+	assert_contains "$out" "postgres-schema"
+	assert_not_contains "$out" "$(sed 's/.*:\(.*\)@.*/\1/' <<<"$ua")"
+	te down -t sch-a --timeout 1
+	te down -t sch-b --timeout 1
+	assert_eq "$(pg_traces sch-a)$(pg_traces sch-b)" "00"
+	assert_eq "$(count_task_objects sch-a)" "0"
+}
+
+# Database isolation: A's role cannot connect to B's database.
+test_pg_database_isolation() {
+	drv_servers
+	local dir ua
+	dir=$(drv_project '{driver: postgres, server: "${PG_ADMIN_URL}", isolation: database}')
+	(cd "$dir" && te up -t dbi-a && te up -t dbi-b) >/dev/null 2>&1 || fail "up"
+	ua=$(te env -t dbi-a | sed -n 's/^TASKENV_DB_URL=//p')
+	assert_contains "$ua" "/te_dbi-a_db"
+	psql -X -q "$ua" -c 'create table t(x int)'
+	# A's credentials against B's database
+	! psql -X -q "$(sed 's#/te_dbi-a_db$#/te_dbi-b_db#' <<<"$ua")" -c 'select 1' 2>"$WORK/e3" ||
+		fail "A connected to B's database"
+	assert_contains "$(cat "$WORK/e3")" "permission denied"
+	te down -t dbi-a --timeout 1
+	te down -t dbi-b --timeout 1
+	assert_eq "$(pg_traces dbi-a)$(pg_traces dbi-b)" "00"
+}
+
+# 16 concurrent ups clone one template: all succeed (no SQLSTATE 55006),
+# each clone has the template's data, readable by the task's own role.
+test_pg_template_16_concurrent() {
+	drv_servers
+	local dir i pids=() u bad=0
+	pg_admin "drop database if exists app_tpl" >/dev/null
+	pg_admin "create database app_tpl" >/dev/null
+	pg_admin "create table seed(id serial primary key, v text); insert into seed(v) values ('tpl')" app_tpl
+	dir=$(drv_project '{driver: postgres, server: "${PG_ADMIN_URL}", isolation: database, template: app_tpl}')
+	for i in $(seq 1 16); do
+		(cd "$dir" && te up -t "tpl-$i" >"$WORK/tpl-$i.log" 2>&1) &
+		pids+=($!)
+	done
+	for i in $(seq 1 16); do
+		wait "${pids[$((i - 1))]}" || { bad=$((bad + 1)); cat "$WORK/tpl-$i.log" >&2; }
+	done
+	assert_eq "$bad" "0" "(failed ups)"
+	! grep -l 55006 "$WORK"/tpl-*.log || fail "55006 seen"
+	for i in $(seq 1 16); do
+		u=$(te env -t "tpl-$i" | sed -n 's/^TASKENV_DB_URL=//p')
+		assert_eq "$(psql -X -q -At "$u" -c "insert into seed(v) values ('mine'); select string_agg(v, ',' order by id) from seed")" "tpl,mine"
+	done
+	for i in $(seq 1 16); do te down -t "tpl-$i" --timeout 1 >/dev/null 2>&1 & done
+	wait
+	for i in $(seq 1 16); do assert_eq "$(pg_traces "tpl-$i")" "0" "(tpl-$i)"; done
+	assert_eq "$(pg_admin "select count(*) from seed" app_tpl)" "1" "(template changed)"
+	pg_admin "drop database app_tpl" >/dev/null
+}
+
+# Killed between driver steps: down still removes everything.
+test_pg_fault_between_steps() {
+	drv_servers
+	local dir f rc
+	dir=$(drv_project '{driver: postgres, server: "${PG_ADMIN_URL}", isolation: database}')
+	for f in after-create:postgres-role:te_fault_db before-create:postgres-database:te_fault_db \
+		after-create:postgres-database:te_fault_db; do
+		rc=0
+		(cd "$dir" && TASKENV_FAULT=$f te up -t fault) >/dev/null 2>&1 || rc=$?
+		assert_eq "$rc" "137" "(killed at $f)"
+		[ "$(pg_traces fault)" != 0 ] || fail "nothing was created before $f"
+		te down -t fault --timeout 1 >/dev/null
+		assert_eq "$(pg_traces fault)" "0" "(after down, fault at $f)"
+		assert_eq "$(te ps --json | jq '[.[] | select(.task == "fault")] | length')" "0"
+	done
+}
+
+# The server is down during the first `down`: the objects stay pending
+# and the task stays; the second `down`, with the server back, removes them.
+test_pg_unreachable_during_down() {
+	drv_servers
+	local dir rc=0 out
+	dir=$(drv_project '{driver: postgres, server: "${PG_ADMIN_URL}"}')
+	(cd "$dir" && te up -t unreach) >/dev/null 2>&1 || fail "up"
+	"$TE_ROOT/scripts/servers.sh" pg-stop "$WORK/servers"
+	out=$(te down -t unreach --timeout 1 2>&1) || rc=$?
+	"$TE_ROOT/scripts/servers.sh" pg-start "$WORK/servers"
+	assert_eq "$rc" "1"
+	assert_contains "$out" "remain"
+	assert_contains "$(te ps -t unreach --json | jq -r '.resources[].ledger_state' | sort -u | tr '\n' ' ')" "pending"
+	[ "$(pg_traces unreach)" = 2 ] || fail "role and schema should still exist"
+	te down -t unreach --timeout 1 >/dev/null
+	assert_eq "$(pg_traces unreach)" "0"
+	assert_eq "$(te ps --json | jq '[.[] | select(.task == "unreach")] | length')" "0"
+}
+
+# Bad input: a clear error naming the resource (and the server), no trace.
+test_pg_bad_input() {
+	drv_servers
+	local dir port
+	dir=$(drv_project '{driver: mysql, server: "${PG_ADMIN_URL}"}')
+	expect_exit 2 te up -t bad-drv -f "$dir/compose.yaml"
+	assert_contains "$OUT" "compose.yaml:3:5: x-taskenv.resources.db: unknown driver 'mysql'"
+	assert_no_trace bad-drv
+
+	dir=$(drv_project '{driver: postgres, server: "${NO_SUCH_ADMIN_URL}"}')
+	expect_exit 2 te up -t bad-var -f "$dir/compose.yaml"
+	assert_contains "$OUT" "x-taskenv.resources.db: server is empty"
+	assert_no_trace bad-var
+
+	port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+	dir=$(drv_project "{driver: postgres, server: \"postgresql://x:y@127.0.0.1:$port/postgres\"}")
+	expect_exit 1 te up -t bad-srv -f "$dir/compose.yaml"
+	assert_contains "$OUT" "resource 'db' (driver postgres): postgres server 127.0.0.1:$port:"
+	assert_not_contains "$OUT" "x:y"
+	assert_no_trace bad-srv
+
+	dir=$(drv_project "{driver: postgres, server: \"postgresql://taskenv_admin:wrong@127.0.0.1:$PG_PORT/postgres\"}")
+	expect_exit 1 te up -t bad-pw -f "$dir/compose.yaml"
+	assert_contains "$OUT" "resource 'db' (driver postgres): postgres server 127.0.0.1:$PG_PORT: "
+	assert_contains "$OUT" "password authentication failed"
+	assert_not_contains "$OUT" "wrong"
+	assert_no_trace bad-pw
+
+	dir=$(drv_project '{driver: postgres, server: "${PG_ADMIN_URL}", isolation: database, template: no_such_tpl}')
+	expect_exit 1 te up -t bad-tpl -f "$dir/compose.yaml"
+	assert_contains "$OUT" "resource 'db' (driver postgres): postgres server 127.0.0.1:$PG_PORT: template database 'no_such_tpl' does not exist"
+	assert_no_trace bad-tpl
+	assert_eq "$(pg_traces bad-tpl)$(pg_traces bad-pw)" "00"
+}
+
+# RabbitMQ management API as the admin: rmq_admin PATH -> JSON.
+rmq_admin() { curl -fsS "$RMQ_ADMIN_URL$1"; }
+
+# vhosts + users named te_<task>_* (count).
+rmq_traces() {
+	local p="te_$1_"
+	echo $(($(rmq_admin /api/vhosts | jq --arg p "$p" '[.[] | select(.name | startswith($p))] | length') +
+		$(rmq_admin /api/users | jq --arg p "$p" '[.[] | select(.name | startswith($p))] | length')))
+}
+
+# Two tasks each get a vhost and a user; A's user cannot open B's vhost;
+# the app gets JOBS_URL; down leaves no vhost or user; a kill between the
+# user and the vhost step is recovered by down.
+test_rmq_vhost_isolation() {
+	drv_servers rabbitmq
+	local dir ua ub out rc
+	dir=$(mktemp -d "$WORK/proj.XXXX")
+	cat >"$dir/compose.yaml" <<'YAML'
+x-taskenv:
+  resources:
+    jobs: {driver: rabbitmq, server: "${RMQ_ADMIN_URL}"}
+services:
+  app:
+    image: taskenv-test/busybox:1
+    command: ["sleep", "3600"]
+    x-taskenv: {env: {JOBS_URL: jobs.url}}
+YAML
+	(cd "$dir" && te up -t rq-a && te up -t rq-b) >"$WORK/rq.log" 2>&1 || { cat "$WORK/rq.log" >&2; fail "up"; }
+	ua=$(te env -t rq-a | sed -n 's/^TASKENV_JOBS_URL=//p')
+	ub=$(te env -t rq-b | sed -n 's/^TASKENV_JOBS_URL=//p')
+	assert_contains "$ua" "amqp://te_rq-a_jobs:"
+	assert_contains "$ua" "@127.0.0.1:$RMQ_AMQP_PORT/te_rq-a_jobs"
+	amqp-declare-queue --url="$ua" -q work >/dev/null || fail "A cannot use its own vhost"
+	amqp-declare-queue --url="$ub" -q work >/dev/null || fail "B cannot use its own vhost"
+	! amqp-declare-queue --url="${ua%/*}/te_rq-b_jobs" -q work >/dev/null 2>&1 || fail "A opened B's vhost"
+	assert_eq "$(rmq_admin /api/users/te_rq-a_jobs | jq -r .tags | tr -d '[]"')" ""
+	out=$(api GET /containers/rq-a-app-1/json | jq -r '.Config.Env[]')
+	assert_contains "$out" "JOBS_URL=$ua"
+	assert_not_contains "$(te ps -t rq-a --json)" "$(sed 's/.*:\(.*\)@.*/\1/' <<<"$ua")"
+	te down -t rq-a --timeout 1 >/dev/null
+	te down -t rq-b --timeout 1 >/dev/null
+	assert_eq "$(rmq_traces rq-a)$(rmq_traces rq-b)" "00"
+	rc=0
+	(cd "$dir" && TASKENV_FAULT=after-create:rabbitmq-user:te_rq-f_jobs te up -t rq-f) >/dev/null 2>&1 || rc=$?
+	assert_eq "$rc" "137"
+	assert_eq "$(rmq_traces rq-f)" "1"
+	te down -t rq-f --timeout 1 >/dev/null
+	assert_eq "$(rmq_traces rq-f)" "0"
+}
+
+# Admin credentials rejected: a clear error naming the resource and server.
+test_rmq_bad_admin() {
+	drv_servers rabbitmq
+	local dir
+	dir=$(mktemp -d "$WORK/proj.XXXX")
+	printf 'x-taskenv:\n  resources:\n    jobs: {driver: rabbitmq, server: "%s"}\nservices:\n  app: {image: taskenv-test/busybox:1}\n' \
+		"$(sed 's#//taskenv_admin:[^@]*@#//taskenv_admin:nope@#' <<<"$RMQ_ADMIN_URL")" >"$dir/compose.yaml"
+	expect_exit 1 te up -t rq-bad -f "$dir/compose.yaml"
+	assert_contains "$OUT" "resource 'jobs' (driver rabbitmq): rabbitmq server 127.0.0.1:"
+	assert_contains "$OUT" "admin credentials rejected"
+	assert_no_trace rq-bad
+}
+
+# S3 as the emulator's one identity: s3c ARGS... (curl, SigV4, payload hash).
+s3c() {
+	curl -sS --aws-sigv4 "aws:amz:us-east-1:s3" -u S3RVER:S3RVER -H "x-amz-content-sha256: UNSIGNED-PAYLOAD" "$@"
+}
+
+# Buckets whose name starts with te-<task>- (count).
+s3_traces() {
+	s3c "http://127.0.0.1:$S3_PORT/" | grep -o "<Name>te-$1-[^<]*</Name>" | grep -c . || true
+}
+
+# Each task gets its own buckets (names never equal); objects written
+# through `taskenv env` values; down empties and deletes them; a kill
+# between the two buckets is recovered by down.
+test_s3_buckets() {
+	drv_servers s3
+	local dir ea eb a x rc out
+	dir=$(mktemp -d "$WORK/proj.XXXX")
+	cat >"$dir/compose.yaml" <<'YAML'
+x-taskenv:
+  resources:
+    uploads: {driver: s3, server: "${S3_ADMIN_URL}", buckets: [avatars, exports]}
+services:
+  app:
+    image: taskenv-test/busybox:1
+    command: ["sleep", "3600"]
+    x-taskenv: {env: {S3_ENDPOINT: uploads.endpoint, AVATARS: uploads.bucket_avatars}}
+YAML
+	(cd "$dir" && te up -t s3-a && te up -t s3-b) >"$WORK/s3.log" 2>&1 || { cat "$WORK/s3.log" >&2; fail "up"; }
+	ea=$(te env -t s3-a) eb=$(te env -t s3-b)
+	assert_contains "$ea" "TASKENV_UPLOADS_ENDPOINT=http://127.0.0.1:$S3_PORT"
+	assert_contains "$ea" "TASKENV_UPLOADS_CREDENTIALS=shared"
+	a=$(sed -n 's/^TASKENV_UPLOADS_BUCKET_AVATARS=//p' <<<"$ea")
+	x=$(sed -n 's/^TASKENV_UPLOADS_BUCKET_EXPORTS=//p' <<<"$ea")
+	assert_contains "$a" "te-s3-a-avatars-"
+	[ "$a" != "$(sed -n 's/^TASKENV_UPLOADS_BUCKET_AVATARS=//p' <<<"$eb")" ] || fail "A and B share a bucket name"
+	[ "$a" != "$x" ] || fail "two buckets of A share a name"
+	echo hello >"$WORK/obj"
+	for k in one dir/two three; do
+		assert_eq "$(s3c -o /dev/null -w '%{http_code}' -T "$WORK/obj" "http://127.0.0.1:$S3_PORT/$a/$k")" "200"
+	done
+	assert_eq "$(s3c "http://127.0.0.1:$S3_PORT/$a/dir/two")" "hello"
+	out=$(api GET /containers/s3-a-app-1/json | jq -r '.Config.Env[]')
+	assert_contains "$out" "AVATARS=$a"
+	assert_eq "$(s3_traces s3-a)" "2"
+	te down -t s3-a --timeout 1 >/dev/null
+	te down -t s3-b --timeout 1 >/dev/null
+	assert_eq "$(s3_traces s3-a)$(s3_traces s3-b)" "00"
+	rc=0
+	(cd "$dir" && TASKENV_FAULT='after-create:s3-bucket:te-s3-f-avatars-*' te up -t s3-f) >/dev/null 2>&1 || rc=$?
+	assert_eq "$rc" "137"
+	assert_eq "$(s3_traces s3-f)" "1"
+	te down -t s3-f --timeout 1 >/dev/null
+	assert_eq "$(s3_traces s3-f)" "0"
+}
+
+# examples/task-services, no server: given: the shared Postgres container
+# (one per ledger and engine, owned by no task). Two tasks provision at once; each task's app
+# container reaches its own schema as "db:5432" through the injected
+# DATABASE_URL, and the host reaches it through `taskenv env`; down
+# detaches the shared container from the task's network and drops the
+# task's objects; the shared container stays (removed here by the test).
+test_shared_postgres_two_tasks() {
+	local dir ua ub name pw port out
+	dir=$(copy_example task-services)
+	(cd "$dir" && te up -t shr-a >"$WORK/shr-a.log" 2>&1) & local ja=$!
+	(cd "$dir" && te up -t shr-b >"$WORK/shr-b.log" 2>&1) & local jb=$!
+	wait $ja || { cat "$WORK/shr-a.log" >&2; fail "up shr-a"; }
+	wait $jb || { cat "$WORK/shr-b.log" >&2; fail "up shr-b"; }
+	name=$(engine_names containers io.taskenv.shared=postgres)
+	assert_eq "$(wc -l <<<"$name")" "1" "(one shared container for both tasks)"
+	ua=$(te env -t shr-a | sed -n 's/^TASKENV_DB_URL=//p')
+	ub=$(te env -t shr-b | sed -n 's/^TASKENV_DB_URL=//p')
+	assert_contains "$ua" "@127.0.0.1:"
+	psql -X -q "$ua" -c "create table mine(v text); insert into mine values ('a')"
+	psql -X -q "$ub" -c "create table mine(v text); insert into mine values ('b')"
+	out=$(docker -H "unix://$SOCK" exec shr-a-app-1 sh -c 'echo "$DATABASE_URL"; psql -X -At "$DATABASE_URL" -c "select current_user || '"'"' '"'"' || (select v from mine)"')
+	assert_contains "$out" "@db:5432/postgres"
+	assert_contains "$out" "te_shr-a_db a"
+	out=$(docker -H "unix://$SOCK" exec shr-b-app-1 sh -c 'psql -X -At "$DATABASE_URL" -c "select current_user || '"'"' '"'"' || (select v from mine)"')
+	assert_eq "$out" "te_shr-b_db b"
+	# A's container cannot read B's schema through the shared server.
+	! docker -H "unix://$SOCK" exec shr-a-app-1 sh -c 'psql -X -At "$DATABASE_URL" -c "select * from \"te_shr-b_db\".mine"' 2>/dev/null ||
+		fail "A's container read B's schema"
+	te down -t shr-a --timeout 1 >/dev/null
+	te down -t shr-b --timeout 1 >/dev/null
+	assert_eq "$(count_task_objects shr-a)$(count_task_objects shr-b)" "00"
+	pw=$(jq -r '."postgres-admin"' "$TASKENV_STATE.secrets/_shared.json")
+	port=$(api GET "/containers/$name/json" | jq -r '.NetworkSettings.Ports["5432/tcp"][0].HostPort')
+	assert_eq "$(PGPASSWORD=$pw psql -X -At -h 127.0.0.1 -p "$port" -U postgres -d postgres -c \
+		"select count(*) from pg_roles where rolname like 'te_shr-%'")" "0"
+	assert_eq "$(api GET "/containers/$name/json" | jq -r '.NetworkSettings.Networks | keys | join(",")')" \
+		"0--taskenv-shared-${name#taskenv-shared-postgres-}"
+	api DELETE "/containers/$name?force=1&v=1" >/dev/null
+	api DELETE "/networks/0--taskenv-shared-${name#taskenv-shared-postgres-}" >/dev/null
+}
+
+# s3rver is down during the first `down`: the buckets stay pending, the
+# second `down` (server back, same data) empties and removes them.
+test_s3_unreachable_during_down() {
+	drv_servers s3
+	local dir rc=0 out a
+	dir=$(mktemp -d "$WORK/proj.XXXX")
+	printf 'x-taskenv:\n  resources:\n    up: {driver: s3, server: "${S3_ADMIN_URL}", buckets: [files]}\nservices:\n  app: {image: taskenv-test/busybox:1, command: [sleep, "3600"]}\n' >"$dir/compose.yaml"
+	(cd "$dir" && te up -t s3u) >/dev/null 2>&1 || fail "up"
+	a=$(te env -t s3u | sed -n 's/^TASKENV_UP_BUCKET_FILES=//p')
+	echo x >"$WORK/obj2"
+	assert_eq "$(s3c -o /dev/null -w '%{http_code}' -T "$WORK/obj2" "http://127.0.0.1:$S3_PORT/$a/k")" "200"
+	"$TE_ROOT/scripts/servers.sh" s3-stop "$WORK/servers"
+	out=$(te down -t s3u --timeout 1 2>&1) || rc=$?
+	"$TE_ROOT/scripts/servers.sh" s3-start "$WORK/servers"
+	assert_eq "$rc" "1"
+	assert_contains "$out" "s3-bucket $a"
+	assert_eq "$(te ps -t s3u --json | jq -r '[.resources[] | select(.kind == "s3-bucket")][0].ledger_state')" "pending"
+	assert_eq "$(s3_traces s3u)" "1"
+	te down -t s3u --timeout 1 >/dev/null
+	assert_eq "$(s3_traces s3u)" "0"
+	assert_eq "$(te ps --json | jq '[.[] | select(.task == "s3u")] | length')" "0"
+}
+
+# No invalid accesses or definite leaks in the driver paths of up, env,
+# ps and down (all three drivers in one task).
+test_drivers_valgrind() {
+	# The driver code does not depend on the engine, and valgrind is slow
+	# (~60 s): once per suite, on dockerd.
+	if [ "$ENGINE_KIND" != docker ]; then
+		log "    (driver paths are checked under valgrind on the docker run)"
+		return 0
+	fi
+	drv_servers rabbitmq
+	drv_servers s3
+	local dir verb log
+	command -v valgrind >/dev/null || fail "valgrind is not installed"
+	dir=$(mktemp -d "$WORK/proj.XXXX")
+	cat >"$dir/compose.yaml" <<'YAML'
+x-taskenv:
+  resources:
+    db: {driver: postgres, server: "${PG_ADMIN_URL}"}
+    jobs: {driver: rabbitmq, server: "${RMQ_ADMIN_URL}"}
+    uploads: {driver: s3, server: "${S3_ADMIN_URL}", buckets: [avatars]}
+services:
+  app:
+    image: taskenv-test/busybox:1
+    command: ["sleep", "3600"]
+    x-taskenv: {env: {DATABASE_URL: db.url, JOBS_URL: jobs.url, BUCKET: uploads.bucket_avatars}}
+YAML
+	log=$WORK/valgrind-drv.log
+	for verb in "up -t vgd -f $dir/compose.yaml" "env -t vgd" "ps -t vgd" "down -t vgd --timeout 1"; do
+		# shellcheck disable=SC2086
+		valgrind --leak-check=full --errors-for-leak-kinds=definite --error-exitcode=99 -q \
+			--log-file="$log" "$TASKENV" $verb >/dev/null 2>&1 || {
+			cat "$log" >&2
+			fail "valgrind reports errors or definite leaks for 'taskenv $verb'"
+		}
+	done
+	assert_eq "$(pg_traces vgd)$(rmq_traces vgd)$(s3_traces vgd)" "000"
+}

@@ -1,0 +1,179 @@
+/* x-taskenv: resources and per-service injection, as the loader reads
+ * them; driver naming helpers. Table-driven error cases with file:line:col. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include "common/err.h"
+#include "common/mem.h"
+#include "drivers/driver.h"
+#include "services/compose.h"
+#include "services/load.h"
+
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static char tmpdir[PATH_MAX];
+
+static int setup(void **state)
+{
+	char tmpl[] = "/tmp/te-res-XXXXXX";
+
+	assert_non_null(mkdtemp(tmpl));
+	assert_non_null(realpath(tmpl, tmpdir));
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	char cmd[PATH_MAX + 16];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
+	return system(cmd) == 0 ? 0 : -1;
+}
+
+static char *write_file(const char *text)
+{
+	char *path = xasprintf("%s/compose.yaml", tmpdir);
+	FILE *f = fopen(path, "w");
+
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+	return path;
+}
+
+static struct svc_project *load(const char *path, struct te_err *err)
+{
+	char *files[] = {(char *)path, NULL};
+
+	return svc_load(files, err);
+}
+
+static void test_resources_good(void **state)
+{
+	te_autofree char *path = write_file(
+	    "x-taskenv:\n"
+	    "  other-feature: {x: 1}\n"
+	    "  resources:\n"
+	    "    db: {driver: postgres, server: \"${PGURL}\", isolation: database, template: app_tpl}\n"
+	    "    jobs: {driver: rabbitmq, server: \"http://a:b@127.0.0.1:15672\", container_host: mq}\n"
+	    "    uploads: {driver: s3, server: \"http://K:S@h:1\", buckets: [avatars, exports]}\n"
+	    "services:\n"
+	    "  app:\n"
+	    "    image: x\n"
+	    "    x-taskenv: {env: {DATABASE_URL: db.url, B: uploads.bucket_avatars}}\n");
+	struct te_err err = {0};
+	struct svc_project *p;
+	const struct svc_resource *r;
+
+	setenv("PGURL", "postgresql://admin:pw@127.0.0.1:5432/postgres", 1);
+	p = load(path, &err);
+	assert_non_null(p);
+	assert_int_equal(p->n_resources, 3);
+	r = svc_project_resource(p, "db");
+	assert_string_equal(r->driver, "postgres");
+	assert_string_equal(r->server, "postgresql://admin:pw@127.0.0.1:5432/postgres");
+	assert_string_equal(r->isolation, "database");
+	assert_string_equal(r->tmpl, "app_tpl");
+	assert_int_equal(r->loc.line, 4);
+	assert_string_equal(svc_project_resource(p, "jobs")->container_host, "mq");
+	r = svc_project_resource(p, "uploads");
+	assert_string_equal(r->buckets[0], "avatars");
+	assert_string_equal(r->buckets[1], "exports");
+	assert_null(r->buckets[2]);
+	assert_int_equal(p->services[0].n_inject, 2);
+	assert_string_equal(p->services[0].inject[0].key, "DATABASE_URL");
+	assert_string_equal(p->services[0].inject[0].value, "db.url");
+	svc_project_free(p);
+	unsetenv("PGURL");
+}
+
+struct err_case {
+	const char *res;  /* the resource line(s) under "resources:" */
+	const char *svc;  /* the service's x-taskenv, or NULL */
+	const char *want; /* message after "FILE:" */
+};
+
+static const struct err_case err_cases[] = {
+    {"    db: {driver: mysql, server: u}\n", NULL,
+     "3:5: x-taskenv.resources.db: unknown driver 'mysql' (this build has: postgres, rabbitmq, s3)"},
+    {"    db: {server: u}\n", NULL,
+     "3:5: x-taskenv.resources.db: no driver (one of: postgres, rabbitmq, s3)"},
+    {"    q: {driver: rabbitmq}\n", NULL,
+     "3:5: x-taskenv.resources.q: no server: give the admin URL, e.g. server: ${RMQ_ADMIN_URL} (the shared "
+     "server container is implemented for postgres only)"},
+    {"    db: {driver: postgres, server: \"${NOPE_UNSET}\"}\n", NULL,
+     "3:5: x-taskenv.resources.db: server is empty: is the variable it names set?"},
+    {"    db: {driver: postgres, server: u, isolation: table}\n", NULL,
+     "3:5: x-taskenv.resources.db: isolation must be 'schema' or 'database', not 'table'"},
+    {"    db: {driver: postgres, server: u, template: t}\n", NULL,
+     "3:5: x-taskenv.resources.db: template needs isolation: database"},
+    {"    db: {driver: postgres, server: u, sever: x}\n", NULL,
+     "3:39: x-taskenv.resources.db: unknown key 'sever' (known: driver, server, isolation, template, "
+     "container_host, image, buckets)"},
+    {"    Db: {driver: postgres, server: u}\n", NULL,
+     "3:5: invalid resource key 'Db': must match [a-z][a-z0-9_]{0,29}"},
+    {"    up: {driver: s3, server: u}\n", NULL,
+     "3:5: x-taskenv.resources.up: the s3 driver needs buckets: [name, ...]"},
+    {"    up: {driver: s3, server: u, buckets: [\"a.b\"]}\n", NULL,
+     "3:5: x-taskenv.resources.up: invalid bucket name 'a.b': must match [a-z][a-z0-9_]{0,29}"},
+    {"    db: {driver: postgres, server: u}\n", "{env: {A: nope.url}}",
+     "7:26: services.app.x-taskenv.env: no resource 'nope' under x-taskenv.resources"},
+    {"    db: {driver: postgres, server: u}\n", "{env: {A: dburl}}",
+     "7:26: services.app.x-taskenv.env: 'dburl' is not <resource>.<field>"},
+    {"    db: {driver: postgres, server: u}\n", "{inject: {}}",
+     "7:17: services.app.x-taskenv: unknown key 'inject' (known: env)"},
+};
+
+static void test_resources_errors(void **state)
+{
+	unsetenv("NOPE_UNSET");
+	for (size_t i = 0; i < sizeof(err_cases) / sizeof(err_cases[0]); i++) {
+		te_autofree char *text =
+		    xasprintf("x-taskenv:\n  resources:\n%sservices:\n  app:\n    image: x\n%s%s%s",
+			      err_cases[i].res, err_cases[i].svc ? "    x-taskenv: " : "",
+			      err_cases[i].svc ? err_cases[i].svc : "", err_cases[i].svc ? "\n" : "");
+		te_autofree char *path = write_file(text);
+		te_autofree char *want = xasprintf("%s:%s", path, err_cases[i].want);
+		struct te_err err = {0};
+
+		print_message("case %zu\n", i);
+		assert_null(load(path, &err));
+		assert_int_equal(err.code, TE_E_COMPOSE);
+		assert_string_equal(err.msg, want);
+	}
+}
+
+static void test_object_names(void **state)
+{
+	te_autofree char *a = drv_object_name("te_", "auth-refactor", "db", 63);
+	te_autofree char *l1 =
+	    drv_object_name("te_", "abcdefghijabcdefghijabcdefghijabcdefghijabcdefghijabcdefghij1", "db", 63);
+	te_autofree char *l2 =
+	    drv_object_name("te_", "abcdefghijabcdefghijabcdefghijabcdefghijabcdefghijabcdefghij2", "db", 63);
+	te_autofree char *pw1 = drv_random_password(NULL);
+	te_autofree char *pw2 = drv_random_password(NULL);
+
+	assert_string_equal(a, "te_auth-refactor_db");
+	assert_int_equal(strlen(l1), 63);
+	assert_string_not_equal(l1, l2);
+	assert_int_equal(strlen(pw1), 32);
+	assert_string_not_equal(pw1, pw2);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_resources_good),
+	    cmocka_unit_test(test_resources_errors),
+	    cmocka_unit_test(test_object_names),
+	};
+
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
