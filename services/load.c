@@ -1508,10 +1508,8 @@ static int service_field(struct loader *l, struct svc_service *s, const struct p
 {
 	te_autofree char *path = xasprintf("services.%s.%s", s->name, pr->name);
 
-	if (strcmp(pr->name, "x-taskenv") == 0) {
-		path = xasprintf("services.%s.x-taskenv", s->name);
+	if (strcmp(pr->name, "x-taskenv") == 0)
 		return svc_ld_service_taskenv(l, s, pr->val, path);
-	}
 	if (has_prefix(pr->name, "x-"))
 		return 0;
 	for (size_t i = 0; i < sizeof(service_fields) / sizeof(service_fields[0]); i++) {
