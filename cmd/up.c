@@ -5,8 +5,10 @@
 #include "services/load.h"
 #include "services/task.h"
 #include "state/ledger.h"
+#include "common/duration.h"
 #include "common/mem.h"
 
+#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,11 +18,15 @@
 struct up_opts {
 	char **files;	  /* owned */
 	const char *task; /* borrowed from argv */
+	long long lease;  /* seconds, 0: none */
+	long long retain; /* --retain-on-failure seconds, 0: off */
+	long long owner_pid;
 };
 
 static void up_help(void)
 {
-	printf("usage: taskenv up [-f FILE]... [-t TASK]\n\n"
+	printf("usage: taskenv up [-f FILE]... [-t TASK] [--lease DURATION] [--owner-pid PID]\n"
+	       "                  [--retain-on-failure DURATION]\n\n"
 	       "Create the task's network(s), volumes and containers (in depends_on order) and\n"
 	       "start them. Every name is scoped to the task; every published port is bound to\n"
 	       "127.0.0.1 on a host port taken from the ledger (TASKENV_PORT_RANGE, default\n"
@@ -29,14 +35,34 @@ static void up_help(void)
 	       "  -f, --file FILE  Compose file (repeatable; default: compose.yaml, compose.yml,\n"
 	       "                   docker-compose.yaml, docker-compose.yml in the current directory)\n"
 	       "  -t, --task TASK  task name (default: $TASKENV_TASK, else the git branch name\n"
-	       "                   after its last '/'); must match " SVC_TASK_NAME_RULE "\n");
+	       "                   after its last '/'); must match " SVC_TASK_NAME_RULE "\n"
+	       "  --lease DURATION  'taskenv gc' may remove the task DURATION from now (30s, 5m,\n"
+	       "                   2h, 1d) once its owner no longer runs\n"
+	       "  --owner-pid PID  the process that owns the task (default: this taskenv); while\n"
+	       "                   it runs, gc never removes the task\n"
+	       "  --retain-on-failure DURATION  when up fails, stop the containers but keep\n"
+	       "                   everything for inspection; gc removes it after DURATION\n");
 }
 
+static int parse_pid(const char *s, long long *out)
+{
+	char *end;
+
+	errno = 0;
+	*out = strtoll(s, &end, 10);
+	return errno || *end || *out <= 0 ? -1 : 0;
+}
+
+/* 0 ok, 1 --help shown, -1 bad arguments (message printed when it helps). */
 static int parse(struct up_opts *o, int argc, char **argv)
 {
+	struct te_err err = {0};
 	static const struct option opts[] = {
 	    {"file", required_argument, NULL, 'f'},
 	    {"task", required_argument, NULL, 't'},
+	    {"lease", required_argument, NULL, 'L'},
+	    {"owner-pid", required_argument, NULL, 'P'},
+	    {"retain-on-failure", required_argument, NULL, 'R'},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
@@ -46,6 +72,17 @@ static int parse(struct up_opts *o, int argc, char **argv)
 		switch (c) {
 		case 'f': o->files = te_strv_push(o->files, xstrdup(optarg)); break;
 		case 't': o->task = optarg; break;
+		case 'L':
+		case 'R':
+			if (te_duration_parse(optarg, c == 'L' ? &o->lease : &o->retain, &err) < 0) {
+				fprintf(stderr, "taskenv up: %s\n", err.msg);
+				return -1;
+			}
+			break;
+		case 'P':
+			if (parse_pid(optarg, &o->owner_pid) < 0)
+				return -1;
+			break;
 		case 'h': up_help(); return 1;
 		default: return -1;
 		}
@@ -109,6 +146,9 @@ static int run(struct te_ctx *ctx, struct up_opts *o, struct te_err *err)
 	if (!project)
 		return -1;
 	uo.progress = cmd_progress;
+	uo.lease = o->lease;
+	uo.retain_on_failure = o->retain;
+	uo.owner_pid = o->owner_pid;
 	if (cmd_engine(ctx, recorded_engine(ctx, task, &t), err)) {
 		fprintf(stderr, "taskenv up: task '%s' from %s\n", task, project->files[0]);
 		rc = svc_up(ctx->engine, ctx->ledger, project, task, &uo, err);

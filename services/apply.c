@@ -4,6 +4,7 @@
 #include "engine/engine.h"
 #include "engine/connect.h"
 #include "state/ledger.h"
+#include "state/owner.h"
 #include "common/err.h"
 #include "common/fault.h"
 #include "common/mem.h"
@@ -15,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #define PORT_LO_DEFAULT 20000
 #define PORT_HI_DEFAULT 29999
@@ -303,6 +305,16 @@ static void up_release(struct up *u)
 	svc_plan_free(u->plan);
 }
 
+static int record_owner(struct up *u, struct te_err *err)
+{
+	struct state_owner o;
+	long long lease = u->opts->lease ? (long long)time(NULL) + u->opts->lease : 0;
+
+	if (state_owner_of(u->opts->owner_pid, &o, err) < 0)
+		return te_err_prefix(err, "task '%s': ", u->plan->task);
+	return state_task_set_owner(u->l, u->plan->task, &o, lease, err);
+}
+
 static int up_run(struct up *u, const struct svc_project *project, struct te_err *err)
 {
 	te_autofree char *files = files_json(project);
@@ -312,6 +324,10 @@ static int up_run(struct up *u, const struct svc_project *project, struct te_err
 		return -1;
 	if (state_task_upsert(u->l, task, project->dir, files, engine_socket(u->e), "starting", err) < 0)
 		return -1;
+	if (record_owner(u, err) < 0) {
+		forget_if_empty(u);
+		return -1;
+	}
 	if (reserve_ports(u, err) < 0 || create_all(u, err) < 0) {
 		struct te_err ignored;
 
@@ -327,12 +343,15 @@ int svc_up(struct engine *e, struct ledger *l, const struct svc_project *project
 	   const struct svc_up_opts *opts, struct te_err *err)
 {
 	struct up u = {e, l, NULL, opts, NULL};
-	int rc;
+	int rc, lock = -1;
 
 	u.plan = svc_plan_build(project, task, state_ledger_id(l), err);
 	if (!u.plan)
 		return -1;
-	rc = up_run(&u, project, err);
+	rc = state_task_lock(l, task, true, &lock, err);
+	if (rc == 0)
+		rc = up_run(&u, project, err);
+	state_task_unlock(lock);
 	up_release(&u);
 	return rc;
 }

@@ -15,6 +15,9 @@ struct svc_up_opts {
 	int port_hi;		  /* default 29999 */
 	svc_progress_fn progress; /* may be NULL */
 	void *progress_ctx;
+	long long lease;	     /* seconds from now the task is leased for; 0: no lease */
+	long long owner_pid;	     /* the task's owner (state/owner.h); 0: this process */
+	long long retain_on_failure; /* seconds to keep a failed up for inspection; 0: off */
 };
 
 /* Port range from $TASKENV_PORT_RANGE ("LO-HI") or the defaults.
@@ -29,7 +32,10 @@ int svc_up_opts_init(struct svc_up_opts *opts, struct te_err *err);
  * labels are reused, stopped containers are started. An object with the
  * planned name that is not ours fails with TE_E_CONFLICT and is left alone.
  * Errors name the service or object; what was created stays recorded for
- * `down`. */
+ * `down`. Holds the task's lock (state/owner.h) throughout, so concurrent
+ * `up`s of one task run one after the other and the second reuses what the
+ * first made; records the owner and lease on the task row. When it fails
+ * and OPTS->retain_on_failure is set, the task is retained (svc_retain). */
 int svc_up(struct engine *e, struct ledger *l, const struct svc_project *project, const char *task,
 	   const struct svc_up_opts *opts, struct te_err *err);
 

@@ -1,6 +1,7 @@
 #include "services/teardown.h"
 #include "engine/engine.h"
 #include "state/ledger.h"
+#include "state/owner.h"
 #include "common/err.h"
 #include "common/mem.h"
 
@@ -141,8 +142,9 @@ static int finish(struct down *d, struct te_err *err)
 	return state_task_delete(d->l, d->task, err);
 }
 
-int svc_down(struct engine *e, struct ledger *l, const char *task, const struct svc_down_opts *opts,
-	     struct svc_down_result *res, struct te_err *err)
+/* svc_down with the task's lock already held by the caller. */
+static int down_locked(struct engine *e, struct ledger *l, const char *task, const struct svc_down_opts *opts,
+		       struct svc_down_result *res, struct te_err *err)
 {
 	struct down d = {e, l, task, opts, res};
 	struct state_task t;
@@ -162,4 +164,17 @@ int svc_down(struct engine *e, struct ledger *l, const char *task, const struct 
 			return -1;
 	state_event_add(l, task, "down", "down complete", err);
 	return finish(&d, err);
+}
+
+int svc_down(struct engine *e, struct ledger *l, const char *task, const struct svc_down_opts *opts,
+	     struct svc_down_result *res, struct te_err *err)
+{
+	int lock = -1, rc;
+
+	memset(res, 0, sizeof(*res));
+	if (state_task_lock(l, task, true, &lock, err) < 0)
+		return -1;
+	rc = down_locked(e, l, task, opts, res, err);
+	state_task_unlock(lock);
+	return rc;
 }

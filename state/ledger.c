@@ -38,6 +38,16 @@ static const char *const migrations[] = {
     " UNIQUE(task, service, container_port, proto));"
     "CREATE TABLE events(id INTEGER PRIMARY KEY AUTOINCREMENT, ts INTEGER NOT NULL,"
     " task TEXT, verb TEXT, message TEXT);",
+    /* 2: who owns a task (host, pid + its start time, user), its lease, and
+     * its retention (kept for a post-mortem until a time). */
+    "ALTER TABLE tasks ADD COLUMN owner_host TEXT;"
+    "ALTER TABLE tasks ADD COLUMN owner_pid INTEGER NOT NULL DEFAULT 0;"
+    "ALTER TABLE tasks ADD COLUMN owner_start INTEGER NOT NULL DEFAULT 0;"
+    "ALTER TABLE tasks ADD COLUMN owner_user TEXT;"
+    "ALTER TABLE tasks ADD COLUMN lease_expires INTEGER NOT NULL DEFAULT 0;"
+    "ALTER TABLE tasks ADD COLUMN retain_until INTEGER NOT NULL DEFAULT 0;"
+    "ALTER TABLE tasks ADD COLUMN retain_owner TEXT;"
+    "ALTER TABLE tasks ADD COLUMN retain_reason TEXT;",
 };
 
 /* How long a statement waits for another process's lock (ms). */
@@ -427,6 +437,10 @@ void state_task_release(struct state_task *t)
 	free(t->compose_files);
 	free(t->engine);
 	free(t->status);
+	free(t->owner_host);
+	free(t->owner_user);
+	free(t->retain_owner);
+	free(t->retain_reason);
 	memset(t, 0, sizeof(*t));
 }
 
@@ -438,6 +452,9 @@ void state_tasks_free(struct state_task *v, size_t n)
 }
 
 #define TASK_COLS "name, project_dir, compose_files, engine, status, created, updated"
+#define TASK_COLS_OWNER                                                                                      \
+	", owner_host, owner_pid, owner_start, owner_user, lease_expires, retain_until, retain_owner,"       \
+	" retain_reason"
 
 static void task_from_row(sqlite3_stmt *st, struct state_task *t)
 {
@@ -448,6 +465,14 @@ static void task_from_row(sqlite3_stmt *st, struct state_task *t)
 	t->status = ledger_col_text(st, 4);
 	t->created = sqlite3_column_int64(st, 5);
 	t->updated = sqlite3_column_int64(st, 6);
+	t->owner_host = ledger_col_text(st, 7);
+	t->owner_pid = sqlite3_column_int64(st, 8);
+	t->owner_start = sqlite3_column_int64(st, 9);
+	t->owner_user = ledger_col_text(st, 10);
+	t->lease_expires = sqlite3_column_int64(st, 11);
+	t->retain_until = sqlite3_column_int64(st, 12);
+	t->retain_owner = ledger_col_text(st, 13);
+	t->retain_reason = ledger_col_text(st, 14);
 }
 
 int state_task_upsert(struct ledger *l, const char *name, const char *project_dir, const char *compose_files,
@@ -478,7 +503,7 @@ int state_task_set_status(struct ledger *l, const char *name, const char *status
 
 int state_task_get(struct ledger *l, const char *name, struct state_task *out, struct te_err *err)
 {
-	static const char sql[] = "SELECT " TASK_COLS " FROM tasks WHERE name = ?1";
+	static const char sql[] = "SELECT " TASK_COLS TASK_COLS_OWNER " FROM tasks WHERE name = ?1";
 	const struct ledger_arg a[] = {LEDGER_S(name)};
 	te_autostmt sqlite3_stmt *st = NULL;
 	int rc;
@@ -497,7 +522,7 @@ int state_task_get(struct ledger *l, const char *name, struct state_task *out, s
 
 int state_task_list(struct ledger *l, struct state_task **out, size_t *n, struct te_err *err)
 {
-	static const char sql[] = "SELECT " TASK_COLS " FROM tasks ORDER BY name";
+	static const char sql[] = "SELECT " TASK_COLS TASK_COLS_OWNER " FROM tasks ORDER BY name";
 	te_autostmt sqlite3_stmt *st = NULL;
 	struct state_task *v = NULL;
 	size_t len = 0, cap = 0;

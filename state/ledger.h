@@ -49,6 +49,15 @@ struct state_task {
 	char *status;	     /* "up", "partial", "down", ... free text set by services/ */
 	long long created;   /* unix seconds */
 	long long updated;   /* unix seconds */
+	/* Owner (migration 2): the process that holds the task, see state/owner.h. */
+	char *owner_host;	 /* gethostname(), NULL when never recorded */
+	long long owner_pid;	 /* 0 when never recorded */
+	long long owner_start;	 /* field 22 of /proc/<pid>/stat (clock ticks after boot) */
+	char *owner_user;	 /* login name or uid */
+	long long lease_expires; /* unix seconds; 0: no lease */
+	long long retain_until;	 /* unix seconds; 0: not retained */
+	char *retain_owner;	 /* who asked for the retention, or NULL */
+	char *retain_reason;	 /* why, or NULL */
 };
 void state_task_release(struct state_task *t);
 void state_tasks_free(struct state_task *v, size_t n);

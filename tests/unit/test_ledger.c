@@ -20,6 +20,7 @@
 #include "common/mem.h"
 #include "state/ledger.h"
 #include "state/ledger_int.h"
+#include "state/owner.h"
 
 struct fx {
 	char *dir;  /* the mkdtemp directory, removed in teardown */
@@ -573,6 +574,96 @@ static void test_open_default_path(void **state)
 	state_close(NULL);
 }
 
+static void test_owner_lease_retention(void **state)
+{
+	struct fx *f = *state;
+	struct ledger *l = open_ok(f->path);
+	struct te_err err = {0};
+	struct state_owner o;
+	struct state_task t;
+	pid_t child;
+	int status;
+
+	assert_int_equal(state_task_upsert(l, "t1", NULL, NULL, NULL, "up", &err), 0);
+	assert_int_equal(state_task_get(l, "t1", &t, &err), 0);
+	assert_false(state_task_owner_live(&t)); /* never recorded */
+	assert_int_equal(state_task_deadline(&t), 0);
+	state_task_release(&t);
+
+	assert_int_equal(state_owner_of(0, &o, &err), 0);
+	assert_int_equal(o.pid, getpid());
+	assert_true(o.start > 0);
+	assert_int_equal(state_task_set_owner(l, "t1", &o, 1000, &err), 0);
+	assert_int_equal(state_task_get(l, "t1", &t, &err), 0);
+	assert_true(state_task_owner_live(&t));
+	assert_int_equal(t.lease_expires, 1000);
+	assert_int_equal(state_task_deadline(&t), 1000);
+	/* The same pid with another start time is a recycled pid: not live. */
+	t.owner_start++;
+	assert_false(state_task_owner_live(&t));
+	state_task_release(&t);
+
+	/* A process that exited is not live. */
+	child = fork();
+	if (child == 0)
+		_exit(0);
+	assert_int_equal(state_owner_of(child, &o, &err), 0);
+	waitpid(child, &status, 0);
+	assert_int_equal(state_task_set_owner(l, "t1", &o, 0, &err), 0);
+	assert_int_equal(state_task_get(l, "t1", &t, &err), 0);
+	assert_false(state_task_owner_live(&t));
+	state_task_release(&t);
+	assert_int_equal(state_owner_of(child, &o, &err), -1);
+	assert_int_equal(err.code, TE_E_IO);
+
+	assert_int_equal(state_task_set_retention(l, "t1", 2000, "alice", "flaky test", &err), 0);
+	assert_int_equal(state_task_get(l, "t1", &t, &err), 0);
+	assert_int_equal(state_task_deadline(&t), 2000);
+	assert_string_equal(t.retain_owner, "alice");
+	assert_string_equal(t.retain_reason, "flaky test");
+	state_task_release(&t);
+	assert_int_equal(state_task_set_retention(l, "nope", 1, NULL, NULL, &err), -1);
+	assert_int_equal(err.code, TE_E_NOTFOUND);
+	state_close(l);
+}
+
+static void test_task_lock(void **state)
+{
+	struct fx *f = *state;
+	struct ledger *l = open_ok(f->path);
+	struct te_err err = {0};
+	int fd = -1, fd2 = -1, status;
+	pid_t child;
+
+	assert_int_equal(state_task_lock(l, "t1", false, &fd, &err), 0);
+	assert_true(fd >= 0);
+	/* Another process sees it held, and another task's lock is free. */
+	child = fork();
+	if (child == 0) {
+		int c = -1, rc = state_task_lock(l, "t1", false, &c, &err);
+		int rc2 = state_task_lock(l, "t2", false, &c, &err);
+
+		_exit(rc == 1 && rc2 == 0 ? 0 : 1);
+	}
+	waitpid(child, &status, 0);
+	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	state_task_unlock(fd);
+	/* A holder killed by SIGKILL leaves no stale lock. */
+	child = fork();
+	if (child == 0) {
+		int c = -1;
+
+		state_task_lock(l, "t1", true, &c, &err);
+		kill(getpid(), SIGKILL);
+		_exit(1);
+	}
+	waitpid(child, &status, 0);
+	assert_true(WIFSIGNALED(status));
+	assert_int_equal(state_task_lock(l, "t1", false, &fd2, &err), 0);
+	state_task_unlock(fd2);
+	state_close(l);
+}
+
 #define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
 
 int main(void)
@@ -593,6 +684,8 @@ int main(void)
 	    T(test_event_add),
 	    T(test_default_path),
 	    T(test_open_default_path),
+	    T(test_owner_lease_retention),
+	    T(test_task_lock),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
