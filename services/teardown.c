@@ -9,6 +9,7 @@
 #include "common/cleanup.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 struct down {
@@ -127,13 +128,38 @@ static int down_kind(struct down *d, const char *kind, struct te_err *err)
 	return rc;
 }
 
+/* "container t1-app-1, network t1_default" for the rows left pending. */
+static char *pending_names(struct down *d)
+{
+	struct state_resource *rows = NULL;
+	struct te_err ignored;
+	size_t n = 0;
+	char *s = xstrdup("");
+
+	if (state_resource_list(d->l, d->task, false, &rows, &n, &ignored) < 0)
+		return s;
+	for (size_t i = 0; i < n; i++) {
+		char *next;
+
+		if (strcmp(rows[i].state, STATE_PENDING) != 0)
+			continue;
+		next = xasprintf("%s%s%s %s", s, *s ? ", " : "", rows[i].kind, rows[i].name);
+		free(s);
+		s = next;
+	}
+	state_resources_free(rows, n);
+	return s;
+}
+
 static int finish(struct down *d, struct te_err *err)
 {
 	if (d->res->remaining) {
+		te_autofree char *names = pending_names(d);
+
 		state_task_set_status(d->l, d->task, "pending", err);
 		return te_err_set(err, TE_E_REMAINS,
-				  "task '%s': %zu owned resource(s) remain; run down again", d->task,
-				  d->res->remaining);
+				  "task '%s': %zu owned resource(s) remain (%s); run down again", d->task,
+				  d->res->remaining, names);
 	}
 	if (d->res->kept)
 		return state_task_set_status(d->l, d->task, "down", err);
@@ -142,9 +168,8 @@ static int finish(struct down *d, struct te_err *err)
 	return state_task_delete(d->l, d->task, err);
 }
 
-/* svc_down with the task's lock already held by the caller. */
-static int down_locked(struct engine *e, struct ledger *l, const char *task, const struct svc_down_opts *opts,
-		       struct svc_down_result *res, struct te_err *err)
+int svc_down_locked(struct engine *e, struct ledger *l, const char *task, const struct svc_down_opts *opts,
+		    struct svc_down_result *res, struct te_err *err)
 {
 	struct down d = {e, l, task, opts, res};
 	struct state_task t;
@@ -174,7 +199,7 @@ int svc_down(struct engine *e, struct ledger *l, const char *task, const struct 
 	memset(res, 0, sizeof(*res));
 	if (state_task_lock(l, task, true, &lock, err) < 0)
 		return -1;
-	rc = down_locked(e, l, task, opts, res, err);
+	rc = svc_down_locked(e, l, task, opts, res, err);
 	state_task_unlock(lock);
 	return rc;
 }

@@ -43,4 +43,8 @@ struct svc_down_result {
 int svc_down(struct engine *e, struct ledger *l, const char *task, const struct svc_down_opts *opts,
 	     struct svc_down_result *res, struct te_err *err);
 
+/* svc_down for a caller that already holds TASK's lock (svc_gc). */
+int svc_down_locked(struct engine *e, struct ledger *l, const char *task, const struct svc_down_opts *opts,
+		    struct svc_down_result *res, struct te_err *err);
+
 #endif

@@ -778,6 +778,18 @@ int state_resource_list(struct ledger *l, const char *task, bool include_removed
 	return 0;
 }
 
+int state_resource_held(struct ledger *l, const char *kind, const char *name, struct te_err *err)
+{
+	static const char sql[] =
+	    "SELECT 1 FROM resources WHERE kind = ?1 AND name = ?2 AND state <> 'removed'";
+	const struct ledger_arg a[] = {LEDGER_S(kind), LEDGER_S(name)};
+	te_autostmt sqlite3_stmt *st = NULL;
+
+	if (ledger_prepare(l, sql, a, LEDGER_NARGS(a), &st, err) < 0)
+		return -1;
+	return ledger_step(l, st, err);
+}
+
 /* ---- events ---- */
 
 int state_event_add(struct ledger *l, const char *task, const char *verb, const char *message,

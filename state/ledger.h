@@ -116,6 +116,11 @@ int state_resource_set_detail(struct ledger *l, long long id, const char *detail
 int state_resource_list(struct ledger *l, const char *task, bool include_removed, struct state_resource **out,
 			size_t *n, struct te_err *err);
 
+/* Does any task hold an active (not removed) row for KIND NAME? 1 yes, 0
+ * no, -1 on error. For gc: an engine object with our labels and no row is
+ * an orphan. */
+int state_resource_held(struct ledger *l, const char *kind, const char *name, struct te_err *err);
+
 /* ---- host ports ---- */
 struct state_port {
 	char *task;
