@@ -51,6 +51,7 @@ int cmd_up(struct te_ctx *ctx, int argc, char **argv);
 int cmd_ps(struct te_ctx *ctx, int argc, char **argv);
 int cmd_down(struct te_ctx *ctx, int argc, char **argv);
 int cmd_env(struct te_ctx *ctx, int argc, char **argv);
+int cmd_retain(struct te_ctx *ctx, int argc, char **argv);
 int cmd_gc(struct te_ctx *ctx, int argc, char **argv);
 
 #endif

@@ -25,6 +25,7 @@ static const struct command commands[] = {
     {"ps", cmd_ps, NEED_LEDGER, "list tasks, or one task's resources with their live state"},
     {"down", cmd_down, NEED_LEDGER, "stop and remove exactly what the ledger says the task owns"},
     {"env", cmd_env, NEED_LEDGER, "print the task's variables (ports) as shell assignments"},
+    {"retain", cmd_retain, NEED_LEDGER, "keep a task stopped for inspection until a deadline"},
     {"gc", cmd_gc, NEED_LEDGER, "remove expired tasks and orphaned objects of this ledger"},
 };
 

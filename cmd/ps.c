@@ -66,18 +66,19 @@ static struct engine *engine_for(void *vctx, const char *socket, struct te_err *
 	return e;
 }
 
-/* "-", "in 1h59m", "expired 3s ago" for a unix-seconds deadline. */
+/* "none", "expires in 1h59m", "expired 0m3s ago" for a unix-seconds deadline. */
 static void expiry_text(double when, char *buf, size_t n)
 {
 	long long d = (long long)when - (long long)time(NULL);
 	long long a = d < 0 ? -d : d;
 
 	if (when <= 0)
-		snprintf(buf, n, "-");
+		snprintf(buf, n, "none");
 	else if (a >= 3600)
-		snprintf(buf, n, d < 0 ? "expired %lldh%lldm ago" : "in %lldh%lldm", a / 3600, a % 3600 / 60);
+		snprintf(buf, n, d < 0 ? "expired %lldh%lldm ago" : "expires in %lldh%lldm", a / 3600,
+			 a % 3600 / 60);
 	else
-		snprintf(buf, n, d < 0 ? "expired %lldm%llds ago" : "in %lldm%llds", a / 60, a % 60);
+		snprintf(buf, n, d < 0 ? "expired %lldm%llds ago" : "expires in %lldm%llds", a / 60, a % 60);
 }
 
 /* "alice, until in 23h59m" for a retained task, "pid 42 (live), lease in 1h" else. */
@@ -89,8 +90,8 @@ static void owner_text(const cJSON *t, char *buf, size_t n)
 
 	if (retain > 0) {
 		expiry_text(retain, exp, sizeof(exp));
-		snprintf(buf, n, "retained by %s, expires %s",
-			 *str(t, "retained_by") ? str(t, "retained_by") : "?", exp);
+		snprintf(buf, n, "retained by %s, %s", *str(t, "retained_by") ? str(t, "retained_by") : "?",
+			 exp);
 		return;
 	}
 	expiry_text(cJSON_GetNumberValue(cJSON_GetObjectItem(t, "lease_expires")), exp, sizeof(exp));

@@ -156,6 +156,11 @@ static int run(struct te_ctx *ctx, struct up_opts *o, struct te_err *err)
 	if (rc == 0) {
 		printf("task '%s' is up\n", task);
 		print_ports(ctx, task);
+	} else if (o->retain && ctx->engine) {
+		fprintf(stderr,
+			"taskenv up: task '%s' kept for inspection (stopped) for %llds; "
+			"'taskenv gc' removes it after that, 'taskenv down -t %s --volumes' now\n",
+			task, o->retain, task);
 	}
 	state_task_release(&t);
 	svc_project_free(project);

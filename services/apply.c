@@ -1,6 +1,7 @@
 #include "services/apply.h"
 #include "services/compose.h"
 #include "services/plan.h"
+#include "services/retain.h"
 #include "engine/engine.h"
 #include "engine/connect.h"
 #include "state/ledger.h"
@@ -305,6 +306,24 @@ static void up_release(struct up *u)
 	svc_plan_free(u->plan);
 }
 
+/* up failed: keep the task for inspection when asked to, else mark it
+ * partial (what was created stays recorded for down/gc). */
+static void fail_after(struct up *u)
+{
+	struct svc_retain_opts r = {.secs = u->opts->retain_on_failure,
+				    .reason = "up failed",
+				    .stop_timeout = 10,
+				    .progress = u->opts->progress,
+				    .progress_ctx = u->opts->progress_ctx};
+	struct te_err ignored;
+
+	forget_if_empty(u);
+	if (state_task_set_status(u->l, u->plan->task, "partial", &ignored) < 0)
+		return; /* forgotten: nothing to retain */
+	if (r.secs > 0)
+		svc_retain_locked(u->e, u->l, u->plan->task, &r, &ignored);
+}
+
 static int record_owner(struct up *u, struct te_err *err)
 {
 	struct state_owner o;
@@ -329,13 +348,12 @@ static int up_run(struct up *u, const struct svc_project *project, struct te_err
 		return -1;
 	}
 	if (reserve_ports(u, err) < 0 || create_all(u, err) < 0) {
-		struct te_err ignored;
-
-		forget_if_empty(u);
-		state_task_set_status(u->l, task, "partial", &ignored);
+		fail_after(u);
 		return -1;
 	}
 	state_event_add(u->l, task, "up", "up complete", err);
+	if (state_task_set_retention(u->l, task, 0, NULL, NULL, err) < 0)
+		return -1;
 	return state_task_set_status(u->l, task, "up", err);
 }
 
