@@ -27,7 +27,8 @@ struct up {
 	struct ledger *l;
 	struct svc_plan *plan;
 	const struct svc_up_opts *opts;
-	int **host_ports; /* per planned container, per service port */
+	int **host_ports;	/* per planned container, per service port */
+	char (*subnets)[2][20]; /* per planned network: subnet, gateway ("" when none) */
 };
 
 static void step(const struct up *u, const char *kind, const char *name, const char *what)
@@ -50,6 +51,24 @@ static int parse_port(const char *s, const char **end, int *out)
 	return 0;
 }
 
+static int subnet_pool_init(struct svc_up_opts *opts, struct te_err *err)
+{
+	const char *pool = getenv("TASKENV_SUBNET_POOL");
+	const char *pre = getenv("TASKENV_SUBNET_PREFIX");
+	char *end = NULL;
+	long sub = 0;
+
+	if (pre && *pre) {
+		errno = 0;
+		sub = strtol(pre, &end, 10);
+		if (errno || *end || sub < 1 || sub > 32)
+			return te_err_set(err, TE_E_USAGE,
+					  "invalid TASKENV_SUBNET_PREFIX '%s': expected a prefix length 8-30",
+					  pre);
+	}
+	return state_subnet_pool_parse(pool, (int)sub, &opts->pool, err);
+}
+
 int svc_up_opts_init(struct svc_up_opts *opts, struct te_err *err)
 {
 	const char *r = getenv("TASKENV_PORT_RANGE");
@@ -58,6 +77,8 @@ int svc_up_opts_init(struct svc_up_opts *opts, struct te_err *err)
 	memset(opts, 0, sizeof(*opts));
 	opts->port_lo = PORT_LO_DEFAULT;
 	opts->port_hi = PORT_HI_DEFAULT;
+	if (subnet_pool_init(opts, err) < 0)
+		return -1;
 	if (!r || !*r)
 		return 0;
 	if (parse_port(r, &p, &opts->port_lo) < 0 || *p != '-' || parse_port(p + 1, &p, &opts->port_hi) < 0 ||
@@ -136,6 +157,43 @@ static int reserve_ports(struct up *u, struct te_err *err)
 	return 0;
 }
 
+static bool wants_subnet(const struct svc_plan_network *n)
+{
+	const char *driver = n->decl ? n->decl->driver : NULL;
+
+	return !n->external && (!driver || strcmp(driver, "bridge") == 0);
+}
+
+/* Every bridge network's subnet, reserved before anything is created. */
+static int reserve_subnets(struct up *u, struct te_err *err)
+{
+	u->subnets = xcalloc(u->plan->n_networks + 1, sizeof(*u->subnets));
+	for (size_t i = 0; i < u->plan->n_networks; i++) {
+		const struct svc_plan_network *n = &u->plan->networks[i];
+
+		if (!wants_subnet(n))
+			continue;
+		if (state_subnet_reserve(u->l, u->plan->task, n->name, &u->opts->pool,
+					 state_subnet_probe_routes, NULL, u->subnets[i][0], u->subnets[i][1],
+					 err) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* IPAM.Config[0].{Subnet,Gateway}: dockerd and Podman's compat API alike. */
+static void add_ipam(cJSON *body, const char *subnet, const char *gateway)
+{
+	cJSON *ipam = cJSON_AddObjectToObject(body, "IPAM");
+	cJSON *cfg = cJSON_AddArrayToObject(ipam, "Config");
+	cJSON *c = cJSON_CreateObject();
+
+	cJSON_AddStringToObject(ipam, "Driver", "default");
+	cJSON_AddStringToObject(c, "Subnet", subnet);
+	cJSON_AddStringToObject(c, "Gateway", gateway);
+	cJSON_AddItemToArray(cfg, c);
+}
+
 static int ensure_network(struct up *u, const struct svc_plan_network *n, struct te_err *err)
 {
 	te_autojson cJSON *obj = NULL;
@@ -161,6 +219,8 @@ static int ensure_network(struct up *u, const struct svc_plan_network *n, struct
 	if (err->code != TE_E_NOTFOUND)
 		return -1;
 	body = svc_plan_network_body(u->plan, n);
+	if (u->subnets[n - u->plan->networks][0][0])
+		add_ipam(body, u->subnets[n - u->plan->networks][0], u->subnets[n - u->plan->networks][1]);
 	te_fault_point("before-create", "network", n->name);
 	if (engine_network_create(u->e, body, &id, err) < 0)
 		return te_err_prefix(err, "create network '%s': ", n->name);
@@ -295,6 +355,7 @@ static void forget_if_empty(struct up *u)
 	if (n)
 		return;
 	state_port_release_task(u->l, u->plan->task, &ignored);
+	state_subnet_release_task(u->l, u->plan->task, &ignored);
 	state_task_delete(u->l, u->plan->task, &ignored);
 }
 
@@ -303,6 +364,7 @@ static void up_release(struct up *u)
 	for (size_t i = 0; u->host_ports && i < u->plan->n_containers; i++)
 		free(u->host_ports[i]);
 	free(u->host_ports);
+	free(u->subnets);
 	svc_plan_free(u->plan);
 }
 
@@ -347,7 +409,7 @@ static int up_run(struct up *u, const struct svc_project *project, struct te_err
 		forget_if_empty(u);
 		return -1;
 	}
-	if (reserve_ports(u, err) < 0 || create_all(u, err) < 0) {
+	if (reserve_ports(u, err) < 0 || reserve_subnets(u, err) < 0 || create_all(u, err) < 0) {
 		fail_after(u);
 		return -1;
 	}
@@ -360,7 +422,7 @@ static int up_run(struct up *u, const struct svc_project *project, struct te_err
 int svc_up(struct engine *e, struct ledger *l, const struct svc_project *project, const char *task,
 	   const struct svc_up_opts *opts, struct te_err *err)
 {
-	struct up u = {e, l, NULL, opts, NULL};
+	struct up u = {e, l, NULL, opts, NULL, NULL};
 	int rc, lock = -1;
 
 	u.plan = svc_plan_build(project, task, state_ledger_id(l), err);

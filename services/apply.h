@@ -4,6 +4,7 @@
 #define TASKENV_SERVICES_APPLY_H
 
 #include "services/progress.h"
+#include "state/subnets.h"
 
 struct te_err;
 struct engine;
@@ -15,18 +16,21 @@ struct svc_up_opts {
 	int port_hi;		  /* default 29999 */
 	svc_progress_fn progress; /* may be NULL */
 	void *progress_ctx;
-	long long lease;	     /* seconds from now the task is leased for; 0: no lease */
-	long long owner_pid;	     /* the task's owner (state/owner.h); 0: this process */
-	long long retain_on_failure; /* seconds to keep a failed up for inspection; 0: off */
+	long long lease;	       /* seconds from now the task is leased for; 0: no lease */
+	long long owner_pid;	       /* the task's owner (state/owner.h); 0: this process */
+	long long retain_on_failure;   /* seconds to keep a failed up for inspection; 0: off */
+	struct state_subnet_pool pool; /* subnets of bridge networks */
 };
 
-/* Port range from $TASKENV_PORT_RANGE ("LO-HI") or the defaults.
- * TE_E_USAGE when the variable is malformed. */
+/* Port range from $TASKENV_PORT_RANGE ("LO-HI") or the defaults; subnet
+ * pool from $TASKENV_SUBNET_POOL and $TASKENV_SUBNET_PREFIX (state/subnets.h).
+ * TE_E_USAGE when a variable is malformed. */
 int svc_up_opts_init(struct svc_up_opts *opts, struct te_err *err);
 
 /* Bring TASK up from PROJECT (both borrowed) on engine E, recording in L.
  * Before anything is created: the plan is built, every image is present
- * or pulled (POST /images/create), and every host port is reserved; a
+ * or pulled (POST /images/create), every host port and every bridge
+ * network's subnet (IPAM.Config) is reserved; a
  * failure there leaves nothing behind (no engine object, no ledger row).
  * Idempotent: objects that exist and carry this task's and this ledger's
  * labels are reused, stopped containers are started. An object with the

@@ -2,6 +2,7 @@
 #include "engine/engine.h"
 #include "state/ledger.h"
 #include "state/owner.h"
+#include "state/subnets.h"
 #include "common/err.h"
 #include "common/mem.h"
 
@@ -67,6 +68,16 @@ static int remove_object(struct down *d, const struct state_resource *r, const c
 	return engine_volume_remove(d->e, r->name, false, err);
 }
 
+/* A network's subnet goes back to the pool with it. */
+static int mark_removed(struct down *d, const struct state_resource *r, struct te_err *err)
+{
+	if (state_resource_set_state(d->l, r->id, STATE_REMOVED, err) < 0)
+		return -1;
+	if (strcmp(r->kind, "network") == 0)
+		return state_subnet_release_network(d->l, r->name, err);
+	return 0;
+}
+
 /* One row. Returns -1 only when the engine cannot be reached at all:
  * everything else is counted and recorded, and the caller goes on. */
 static int down_one(struct down *d, const struct state_resource *r, struct te_err *err)
@@ -82,12 +93,12 @@ static int down_one(struct down *d, const struct state_resource *r, struct te_er
 			goto failed;
 		d->res->gone++;
 		step(d, r, "already gone");
-		return state_resource_set_state(d->l, r->id, STATE_REMOVED, err);
+		return mark_removed(d, r, err);
 	}
 	if (!labels_match(d, obj)) {
 		d->res->refused++;
 		step(d, r, "not ours, left alone");
-		return state_resource_set_state(d->l, r->id, STATE_REMOVED, err);
+		return mark_removed(d, r, err);
 	}
 	if (strcmp(r->kind, "volume") == 0 && !d->opts->volumes) {
 		d->res->kept++;
@@ -104,7 +115,7 @@ static int down_one(struct down *d, const struct state_resource *r, struct te_er
 	}
 	d->res->removed++;
 	step(d, r, "removed");
-	return state_resource_set_state(d->l, r->id, STATE_REMOVED, err);
+	return mark_removed(d, r, err);
 failed:
 	d->res->remaining++;
 	snprintf(what, sizeof(what), "failed: %s", err->msg);
@@ -163,7 +174,8 @@ static int finish(struct down *d, struct te_err *err)
 	}
 	if (d->res->kept)
 		return state_task_set_status(d->l, d->task, "down", err);
-	if (state_port_release_task(d->l, d->task, err) < 0)
+	if (state_port_release_task(d->l, d->task, err) < 0 ||
+	    state_subnet_release_task(d->l, d->task, err) < 0)
 		return -1;
 	return state_task_delete(d->l, d->task, err);
 }

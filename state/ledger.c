@@ -48,6 +48,11 @@ static const char *const migrations[] = {
     "ALTER TABLE tasks ADD COLUMN retain_until INTEGER NOT NULL DEFAULT 0;"
     "ALTER TABLE tasks ADD COLUMN retain_owner TEXT;"
     "ALTER TABLE tasks ADD COLUMN retain_reason TEXT;",
+    /* 3: a subnet per task network from taskenv's pool (state/subnets.c).
+     * NET is the first address as an integer (host order) for overlap checks. */
+    "CREATE TABLE subnets(network TEXT PRIMARY KEY, task TEXT NOT NULL, net INTEGER NOT NULL,"
+    " prefix INTEGER NOT NULL, subnet TEXT NOT NULL UNIQUE, created INTEGER NOT NULL);"
+    "CREATE INDEX subnets_task ON subnets(task);",
 };
 
 /* How long a statement waits for another process's lock (ms). */
