@@ -138,6 +138,22 @@ static void print_task(const cJSON *t)
 	}
 }
 
+/* ps lists what the ledger knows even when an engine is down, then says
+ * which engine did not answer and exits 3. */
+static int engine_errors(const cJSON *arr)
+{
+	const cJSON *t;
+	int code = EXIT_OK;
+
+	cJSON_ArrayForEach (t, arr) {
+		if (!cJSON_GetObjectItem(t, "engine_error"))
+			continue;
+		fprintf(stderr, "taskenv ps: task '%s': %s\n", str(t, "task"), str(t, "engine_error"));
+		code = EXIT_UNREACHABLE;
+	}
+	return code;
+}
+
 int cmd_ps(struct te_ctx *ctx, int argc, char **argv)
 {
 	static const struct option opts[] = {{"task", required_argument, NULL, 't'},
@@ -182,5 +198,5 @@ int cmd_ps(struct te_ctx *ctx, int argc, char **argv)
 	} else {
 		print_tasks(out);
 	}
-	return EXIT_OK;
+	return task ? EXIT_OK : engine_errors(out);
 }

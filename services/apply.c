@@ -124,8 +124,11 @@ static int check_images(struct up *u, struct te_err *err)
 		const struct svc_service *s = u->plan->containers[i].svc;
 		te_autojson cJSON *img = NULL;
 
-		if (engine_image_inspect(u->e, s->image, &img, err) == 0)
+		te_fault_point("before-inspect", "image", s->image);
+		if (engine_image_inspect(u->e, s->image, &img, err) == 0) {
+			te_fault_point("after-inspect", "image", s->image);
 			continue;
+		}
 		if (err->code != TE_E_NOTFOUND)
 			return te_err_prefix(err, "service '%s': ", s->name);
 		step(u, "image", s->image, "pulling");
@@ -262,9 +265,23 @@ static int ensure_volume(struct up *u, const struct svc_plan_volume *v, struct t
 
 static int connect_more(struct up *u, const struct svc_plan_container *c, const char *id, struct te_err *err)
 {
-	for (size_t i = 1; c->networks && c->networks[i]; i++)
+	for (size_t i = 1; c->networks && c->networks[i]; i++) {
+		te_fault_point("before-connect", "container", c->name);
 		if (engine_network_connect(u->e, c->networks[i], id, c->aliases, err) < 0)
 			return -1;
+		te_fault_point("after-connect", "container", c->name);
+	}
+	return 0;
+}
+
+static int start_container(struct up *u, const struct svc_plan_container *c, const char *id,
+			   struct te_err *err)
+{
+	te_fault_point("before-start", "container", c->name);
+	if (engine_container_start(u->e, id, err) < 0)
+		return te_err_prefix(err, "service '%s': start container '%s': ", c->svc->name, c->name);
+	te_fault_point("after-start", "container", c->name);
+	step(u, "container", c->name, "started");
 	return 0;
 }
 
@@ -283,10 +300,7 @@ static int create_container(struct up *u, size_t idx, long long row, struct te_e
 	step(u, "container", c->name, "created");
 	if (connect_more(u, c, id, err) < 0)
 		return te_err_prefix(err, "service '%s': ", c->svc->name);
-	if (engine_container_start(u->e, id, err) < 0)
-		return te_err_prefix(err, "service '%s': start container '%s': ", c->svc->name, c->name);
-	step(u, "container", c->name, "started");
-	return 0;
+	return start_container(u, c, id, err);
 }
 
 static int ensure_container(struct up *u, size_t idx, struct te_err *err)
@@ -312,10 +326,7 @@ static int ensure_container(struct up *u, size_t idx, struct te_err *err)
 		step(u, "container", c->name, "running");
 		return 0;
 	}
-	if (engine_container_start(u->e, id, err) < 0)
-		return te_err_prefix(err, "service '%s': start container '%s': ", c->svc->name, c->name);
-	step(u, "container", c->name, "started");
-	return 0;
+	return start_container(u, c, id, err);
 }
 
 static int create_all(struct up *u, struct te_err *err)

@@ -21,6 +21,7 @@
 #include "state/ledger.h"
 #include "state/ledger_int.h"
 #include "state/owner.h"
+#include "state/subnets.h"
 
 struct fx {
 	char *dir;  /* the mkdtemp directory, removed in teardown */
@@ -664,6 +665,55 @@ static void test_task_lock(void **state)
 	state_close(l);
 }
 
+static int busy_first(uint32_t net, int prefix, void *ctx)
+{
+	return net == *(uint32_t *)ctx ? -1 : 0;
+}
+
+static void test_subnet_pool(void **state)
+{
+	static const char *const bad[] = {"10.0.0.1/16", "10.0.0.0",	 "10.0.0.0/7",
+					  "x/16",	 "10.0.0.0/16x", ""};
+	struct fx *f = *state;
+	struct ledger *l = open_ok(f->path);
+	struct te_err err = {0};
+	struct state_subnet_pool pool;
+	char s1[20], s2[20], s3[20], g[16];
+	uint32_t busy;
+
+	assert_int_equal(state_subnet_pool_parse(NULL, 0, &pool, &err), 0);
+	assert_int_equal(pool.prefix, 16);
+	assert_int_equal(pool.sub, 26);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]) - 1; i++) {
+		assert_int_equal(state_subnet_pool_parse(bad[i], 26, &pool, &err), -1);
+		assert_int_equal(err.code, TE_E_USAGE);
+	}
+	assert_int_equal(state_subnet_pool_parse("10.0.0.0/8", 30, &pool, &err), -1); /* 2^22 subnets */
+	assert_int_equal(state_subnet_pool_parse("10.9.0.0/24", 23, &pool, &err), -1);
+
+	/* A /24 pool of /26: four subnets, distinct, reused by network name. */
+	assert_int_equal(state_subnet_pool_parse("10.9.0.0/24", 26, &pool, &err), 0);
+	busy = pool.net; /* the probe says 10.9.0.0/26 is in use on the host */
+	assert_int_equal(state_subnet_reserve(l, "a", "a_default", &pool, busy_first, &busy, s1, g, &err), 0);
+	assert_string_not_equal(s1, "10.9.0.0/26");
+	assert_int_equal(state_subnet_reserve(l, "b", "b_default", &pool, busy_first, &busy, s2, g, &err), 0);
+	assert_string_not_equal(s1, s2);
+	assert_int_equal(state_subnet_reserve(l, "a", "a_default", &pool, NULL, NULL, s3, g, &err), 0);
+	assert_string_equal(s1, s3);
+	assert_int_equal(state_subnet_reserve(l, "c", "c_default", &pool, busy_first, &busy, s3, g, &err), 0);
+	assert_int_equal(strncmp(g, "10.9.0.", 7), 0);
+	assert_int_equal(state_subnet_reserve(l, "d", "d_default", &pool, busy_first, &busy, s3, g, &err),
+			 -1);
+	assert_non_null(
+	    strstr(err.msg, "no free /26 subnet in 10.9.0.0/24 for network 'd_default' (3 reserved"));
+	/* A released subnet can be taken again. */
+	assert_int_equal(state_subnet_release_task(l, "b", &err), 0);
+	assert_int_equal(state_subnet_reserve(l, "d", "d_default", &pool, busy_first, &busy, s3, g, &err), 0);
+	assert_string_equal(s3, s2);
+	assert_int_equal(state_subnet_release_network(l, "d_default", &err), 0);
+	state_close(l);
+}
+
 #define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
 
 int main(void)
@@ -686,6 +736,7 @@ int main(void)
 	    T(test_open_default_path),
 	    T(test_owner_lease_retention),
 	    T(test_task_lock),
+	    T(test_subnet_pool),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
