@@ -6,6 +6,7 @@
 #include "common/duration.h"
 #include "common/mem.h"
 
+#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,7 +22,8 @@ static void retain_help(void)
 	       "  -t, --task TASK      task name (default: $TASKENV_TASK, else the git branch)\n"
 	       "      --for DURATION   how long to keep it: 30s, 5m, 2h, 1d\n"
 	       "      --owner NAME     who keeps it (default: your login name)\n"
-	       "      --reason TEXT    why (shown by ps)\n");
+	       "      --reason TEXT    why (shown by ps)\n"
+	       "      --timeout SECS   seconds each container gets to stop (default 10)\n");
 }
 
 struct retain_args {
@@ -32,11 +34,16 @@ struct retain_args {
 static int parse(struct retain_args *a, int argc, char **argv)
 {
 	static const struct option opts[] = {
-	    {"task", required_argument, NULL, 't'},  {"for", required_argument, NULL, 'F'},
-	    {"owner", required_argument, NULL, 'O'}, {"reason", required_argument, NULL, 'r'},
-	    {"help", no_argument, NULL, 'h'},	     {NULL, 0, NULL, 0},
+	    {"task", required_argument, NULL, 't'},
+	    {"for", required_argument, NULL, 'F'},
+	    {"owner", required_argument, NULL, 'O'},
+	    {"reason", required_argument, NULL, 'r'},
+	    {"timeout", required_argument, NULL, 'T'},
+	    {"help", no_argument, NULL, 'h'},
+	    {NULL, 0, NULL, 0},
 	};
 	struct te_err err = {0};
+	char *end;
 	int c;
 
 	while ((c = getopt_long(argc, argv, "t:h", opts, NULL)) != -1) {
@@ -48,6 +55,12 @@ static int parse(struct retain_args *a, int argc, char **argv)
 			break;
 		case 'O': a->o.who = optarg; break;
 		case 'r': a->o.reason = optarg; break;
+		case 'T':
+			errno = 0;
+			a->o.stop_timeout = (int)strtol(optarg, &end, 10);
+			if (errno || *end || a->o.stop_timeout < 0)
+				return -1;
+			break;
 		case 'h': retain_help(); return 1;
 		default: return -1;
 		}
