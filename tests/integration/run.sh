@@ -47,7 +47,8 @@ TASKENV_SUBNET_POOL="10.$(cat "$WORK/engine/netblock").128.0/17"
 export TASKENV_SUBNET_POOL
 "$TE_ROOT/scripts/images.sh" "$SOCK" >&2 || skip_or_fail "could not build the test images"
 
-for f in "$HERE"/t_*.sh; do
+# TE_EXTRA_TESTS: a directory of more t_*.sh (tests/soak), outside the default suite.
+for f in "$HERE"/t_*.sh ${TE_EXTRA_TESTS:+"$TE_EXTRA_TESTS"/t_*.sh}; do
 	# shellcheck source=/dev/null
 	. "$f"
 done

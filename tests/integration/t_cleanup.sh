@@ -123,7 +123,7 @@ test_gc_leases_orphans() {
 	sleeper=$!
 	te up -f "$PAIR_FILE" -t gk-live --lease 1s --owner-pid "$sleeper" >/dev/null 2>&1
 	ledger=$(api GET /networks/gk-none_default | jq -r '.Labels["io.taskenv.ledger"]')
-	[ -n "$ledger" ] && [ "$ledger" != null ] || fail "no ledger label"
+	if [ -z "$ledger" ] || [ "$ledger" = null ]; then fail "no ledger label"; fi
 	for spec in "go-orphan_x:gk-orphan:$ledger" "gk-foreign_x:gk-orphan:0000000000000000" \
 		"gk-live_orphan:gk-live:$ledger"; do
 		IFS=: read -r name task led <<<"$spec"
