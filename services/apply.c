@@ -13,6 +13,7 @@
 #define TE_WITH_CJSON
 #include "common/cleanup.h"
 
+#include <arpa/inet.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -184,12 +185,28 @@ static int reserve_subnets(struct up *u, struct te_err *err)
 	return 0;
 }
 
-/* IPAM.Config[0].{Subnet,Gateway}: dockerd and Podman's compat API alike. */
+/* IPAM.Config[0].{Subnet,Gateway}: dockerd and Podman's compat API alike.
+ * The bridge is named after the subnet ("te-0ae08040" for 10.224.128.64):
+ * the subnet is ours alone on this host, so the name is too. Left to
+ * itself, each Podman service picks podmanN from its own configuration
+ * only, and two services on one host can pick the same N: the second
+ * network then joins the first one's bridge and its ports lead nowhere. */
 static void add_ipam(cJSON *body, const char *subnet, const char *gateway)
 {
 	cJSON *ipam = cJSON_AddObjectToObject(body, "IPAM");
 	cJSON *cfg = cJSON_AddArrayToObject(ipam, "Config");
 	cJSON *c = cJSON_CreateObject();
+	cJSON *opts = cJSON_GetObjectItemCaseSensitive(body, "Options");
+	struct in_addr a;
+	char br[16], ip[20];
+
+	snprintf(ip, sizeof(ip), "%.*s", (int)strcspn(subnet, "/"), subnet);
+	if (!opts)
+		opts = cJSON_AddObjectToObject(body, "Options");
+	if (inet_pton(AF_INET, ip, &a) == 1 && !cJSON_GetObjectItem(opts, "com.docker.network.bridge.name")) {
+		snprintf(br, sizeof(br), "te-%08x", (unsigned)ntohl(a.s_addr));
+		cJSON_AddStringToObject(opts, "com.docker.network.bridge.name", br);
+	}
 
 	cJSON_AddStringToObject(ipam, "Driver", "default");
 	cJSON_AddStringToObject(c, "Subnet", subnet);

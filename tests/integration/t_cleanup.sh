@@ -224,7 +224,7 @@ scale_tasks() {
 	assert_eq "$(sort -u <<<"$subnets" | grep -c '^10\.')" "$n" "(distinct subnets: $subnets)"
 	for p in $ports; do
 		code=$(curl -s -o /dev/null -m 5 -w '%{http_code}' "http://127.0.0.1:$p/etc/hostname" || true)
-		[ "$code" = 200 ] || wait_for 10 curl -fsS -o /dev/null "http://127.0.0.1:$p/etc/hostname" ||
+		[ "$code" = 200 ] || wait_for 10 curl -fsS -m 5 -o /dev/null "http://127.0.0.1:$p/etc/hostname" ||
 			fail "port $p does not answer"
 	done
 	seq 1 "$n" | xargs -P "$par" -I{} "$TASKENV" down -t sc-{} --timeout 0 >/dev/null 2>&1 ||
