@@ -265,3 +265,18 @@ test_engine_restart() {
 	te down -t rs1 --timeout 0 >/dev/null 2>&1 || fail "down after the restart"
 	assert_task_gone rs1
 }
+
+# A pool with room for one network: the second task fails before creating
+# anything, naming the pool; the first one's network has its subnet.
+test_subnet_pool_exhausted() {
+	local pool rc=0 out
+	pool="${TASKENV_SUBNET_POOL%%.128.0/17}.255.192/26"
+	TASKENV_SUBNET_POOL=$pool te up -f "$PAIR_FILE" -t sp-1 >/dev/null 2>&1 || fail "first up in $pool"
+	assert_eq "$(api GET /networks/sp-1_default | jq -r '.IPAM.Config[0].Subnet')" "$pool"
+	out=$(TASKENV_SUBNET_POOL=$pool te up -f "$PAIR_FILE" -t sp-2 2>&1) || rc=$?
+	assert_eq "$rc" "1" "($out)"
+	assert_contains "$out" "no free /26 subnet in $pool for network 'sp-2_default'"
+	assert_task_gone sp-2
+	te down -t sp-1 --timeout 0 >/dev/null 2>&1
+	assert_task_gone sp-1
+}
