@@ -109,5 +109,7 @@ int cmd_contract(struct te_ctx *ctx, int argc, char **argv);
 int cmd_verify(struct te_ctx *ctx, int argc, char **argv);
 int cmd_events(struct te_ctx *ctx, int argc, char **argv);
 int cmd_evidence(struct te_ctx *ctx, int argc, char **argv);
+int cmd_retain(struct te_ctx *ctx, int argc, char **argv);
+int cmd_gc(struct te_ctx *ctx, int argc, char **argv);
 
 #endif

@@ -43,6 +43,8 @@ static const struct command commands[] = {
     {"verify", cmd_verify, NEED_LEDGER, "probe that the contract holds, from the host and inside"},
     {"events", cmd_events, NEED_LEDGER, "the task's audit trail: every ledger change"},
     {"evidence", cmd_evidence, NEED_LEDGER, "write the promotion package a reviewer opens"},
+    {"retain", cmd_retain, NEED_LEDGER, "keep a task stopped for inspection until a deadline"},
+    {"gc", cmd_gc, NEED_LEDGER, "remove expired tasks and orphaned objects of this ledger"},
 };
 
 static void usage(FILE *f)

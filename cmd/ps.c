@@ -11,6 +11,7 @@
 #include <getopt.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 static void ps_help(void)
 {
@@ -65,20 +66,56 @@ static struct engine *engine_for(void *vctx, const char *socket, struct te_err *
 	return e;
 }
 
+/* "none", "expires in 1h59m", "expired 0m3s ago" for a unix-seconds deadline. */
+static void expiry_text(double when, char *buf, size_t n)
+{
+	long long d = (long long)when - (long long)time(NULL);
+	long long a = d < 0 ? -d : d;
+
+	if (when <= 0)
+		snprintf(buf, n, "none");
+	else if (a >= 3600)
+		snprintf(buf, n, d < 0 ? "expired %lldh%lldm ago" : "expires in %lldh%lldm", a / 3600,
+			 a % 3600 / 60);
+	else
+		snprintf(buf, n, d < 0 ? "expired %lldm%llds ago" : "expires in %lldm%llds", a / 60, a % 60);
+}
+
+/* "alice, until in 23h59m" for a retained task, "pid 42 (live), lease in 1h" else. */
+static void owner_text(const cJSON *t, char *buf, size_t n)
+{
+	const cJSON *w = cJSON_GetObjectItem(t, "owner");
+	double retain = cJSON_GetNumberValue(cJSON_GetObjectItem(t, "retain_until"));
+	char exp[64];
+
+	if (retain > 0) {
+		expiry_text(retain, exp, sizeof(exp));
+		snprintf(buf, n, "retained by %s, %s", *str(t, "retained_by") ? str(t, "retained_by") : "?",
+			 exp);
+		return;
+	}
+	expiry_text(cJSON_GetNumberValue(cJSON_GetObjectItem(t, "lease_expires")), exp, sizeof(exp));
+	snprintf(buf, n, "%s@%s pid %d%s, lease %s", str(w, "user"), str(w, "host"),
+		 cJSON_GetObjectItem(w, "pid")->valueint,
+		 cJSON_IsTrue(cJSON_GetObjectItem(w, "live")) ? " (live)" : "", exp);
+}
+
 static void print_tasks(const cJSON *arr)
 {
 	const cJSON *t;
 
-	printf("%-24s %-8s %-9s %-40s %s\n", "TASK", "STATUS", "RUNNING", "PORTS", "DIR");
+	printf("%-24s %-8s %-9s %-40s %-50s %s\n", "TASK", "STATUS", "RUNNING", "PORTS", "OWNER", "DIR");
 	cJSON_ArrayForEach (t, arr) {
 		const cJSON *c = cJSON_GetObjectItem(t, "containers");
 		te_autofree char *ports = joined(cJSON_GetObjectItem(t, "ports"));
-		char running[32];
+		char running[32], owner[512];
 
 		snprintf(running, sizeof(running), "%d/%d", cJSON_GetObjectItem(c, "running")->valueint,
 			 cJSON_GetObjectItem(c, "total")->valueint);
-		printf("%-24s %-8s %-9s %-40s %s\n", str(t, "task"), str(t, "status"),
-		       cJSON_GetObjectItem(t, "engine_error") ? "?" : running, ports, str(t, "project_dir"));
+		owner_text(t, owner, sizeof(owner));
+		printf("%-24s %-8s %-9s %-40s %-50s %s\n", str(t, "task"), str(t, "status"),
+		       cJSON_GetObjectItem(t, "engine_error") ? "?" : running, ports, owner,
+		       str(t, "project_dir"));
 	}
 }
 
@@ -86,8 +123,12 @@ static void print_task(const cJSON *t)
 {
 	const cJSON *r;
 
-	printf("task %s (%s) on %s, project %s\n", str(t, "task"), str(t, "status"), str(t, "engine"),
-	       str(t, "project_dir"));
+	char owner[512];
+
+	owner_text(t, owner, sizeof(owner));
+	printf("task %s (%s) on %s, project %s\nowner %s%s%s\n", str(t, "task"), str(t, "status"),
+	       str(t, "engine"), str(t, "project_dir"), owner, *str(t, "retain_reason") ? ", reason: " : "",
+	       str(t, "retain_reason"));
 	printf("%-10s %-36s %-12s %-9s %-10s %s\n", "KIND", "NAME", "SERVICE", "LEDGER", "LIVE", "PORTS");
 	cJSON_ArrayForEach (r, cJSON_GetObjectItem(t, "resources")) {
 		te_autofree char *ports = joined(cJSON_GetObjectItem(r, "ports"));
@@ -95,6 +136,22 @@ static void print_task(const cJSON *t)
 		printf("%-10s %-36s %-12s %-9s %-10s %s\n", str(r, "kind"), str(r, "name"), str(r, "service"),
 		       str(r, "ledger_state"), str(r, "live"), ports);
 	}
+}
+
+/* ps lists what the ledger knows even when an engine is down, then says
+ * which engine did not answer and exits 3. */
+static int engine_errors(const cJSON *arr)
+{
+	const cJSON *t;
+	int code = EXIT_OK;
+
+	cJSON_ArrayForEach (t, arr) {
+		if (!cJSON_GetObjectItem(t, "engine_error"))
+			continue;
+		fprintf(stderr, "taskenv ps: task '%s': %s\n", str(t, "task"), str(t, "engine_error"));
+		code = EXIT_UNREACHABLE;
+	}
+	return code;
 }
 
 int cmd_ps(struct te_ctx *ctx, int argc, char **argv)
@@ -141,5 +198,5 @@ int cmd_ps(struct te_ctx *ctx, int argc, char **argv)
 	} else {
 		print_tasks(out);
 	}
-	return EXIT_OK;
+	return task ? EXIT_OK : engine_errors(out);
 }

@@ -8,8 +8,10 @@
 #include "services/task.h"
 #include "services/worktree.h"
 #include "state/ledger.h"
+#include "common/duration.h"
 #include "common/mem.h"
 
+#include <errno.h>
 #include <getopt.h>
 #include <limits.h>
 #include <stdio.h>
@@ -21,11 +23,15 @@ struct up_opts {
 	struct cmd_compose compose;
 	const char *task; /* borrowed from argv */
 	bool wait;
+	long long lease;  /* seconds, 0: none */
+	long long retain; /* --retain-on-failure seconds, 0: off */
+	long long owner_pid;
 };
 
 static void up_help(void)
 {
-	printf("usage: taskenv up [-f FILE]... [-t TASK] [--profile NAME]... [--allow NAME]... [--wait]\n\n"
+	printf("usage: taskenv up [-f FILE]... [-t TASK] [--profile NAME]... [--allow NAME]... [--wait]\n"
+	       "                  [--lease DURATION] [--owner-pid PID] [--retain-on-failure DURATION]\n\n"
 	       "Check the Compose file against the policy (as 'taskenv check' does) and refuse\n"
 	       "before creating anything when it finds something; then create the task's\n"
 	       "network(s), volumes and containers (in depends_on order, waiting for\n"
@@ -43,21 +49,41 @@ static void up_help(void)
 	       "                      $COMPOSE_PROFILES)\n"
 	       "  --allow NAME        grant a policy exception (repeatable, comma-separated;\n"
 	       "                      see 'taskenv check --help'); recorded in the ledger\n"
-	       "  --wait              return only when every service with a healthcheck is healthy\n\n"
+	       "  --wait              return only when every service with a healthcheck is healthy\n"
+	       "  --lease DURATION    'taskenv gc' may remove the task DURATION from now (30s, 5m,\n"
+	       "                      2h, 1d) once its owner no longer runs\n"
+	       "  --owner-pid PID     the process that owns the task (default: this taskenv);\n"
+	       "                      while it runs, gc never removes the task\n"
+	       "  --retain-on-failure DURATION  when up fails, stop the containers but keep\n"
+	       "                      everything for inspection; gc removes it after DURATION\n\n"
 	       "Limits applied when the file is silent: TASKENV_DEFAULT_MEMORY (2g),\n"
 	       "TASKENV_DEFAULT_CPUS (2), TASKENV_DEFAULT_PIDS (1024), no-new-privileges:true\n"
 	       "(TASKENV_NO_NEW_PRIVILEGES=0 turns it off); 0 turns a limit off. Waits are\n"
 	       "bounded by TASKENV_WAIT_TIMEOUT seconds (120).\n");
 }
 
+static int parse_pid(const char *s, long long *out)
+{
+	char *end;
+
+	errno = 0;
+	*out = strtoll(s, &end, 10);
+	return errno || *end || *out <= 0 ? -1 : 0;
+}
+
+/* 0 ok, 1 --help shown, -1 bad arguments (message printed when it helps). */
 static int parse(struct up_opts *o, int argc, char **argv)
 {
+	struct te_err err = {0};
 	static const struct option opts[] = {
 	    {"file", required_argument, NULL, 'f'},
 	    {"task", required_argument, NULL, 't'},
 	    {"profile", required_argument, NULL, 'P'},
 	    {"allow", required_argument, NULL, 'A'},
 	    {"wait", no_argument, NULL, 'w'},
+	    {"lease", required_argument, NULL, 'L'},
+	    {"owner-pid", required_argument, NULL, 'O'},
+	    {"retain-on-failure", required_argument, NULL, 'R'},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
@@ -69,6 +95,17 @@ static int parse(struct up_opts *o, int argc, char **argv)
 		switch (c) {
 		case 't': o->task = optarg; break;
 		case 'w': o->wait = true; break;
+		case 'L':
+		case 'R':
+			if (te_duration_parse(optarg, c == 'L' ? &o->lease : &o->retain, &err) < 0) {
+				fprintf(stderr, "taskenv up: %s\n", err.msg);
+				return -1;
+			}
+			break;
+		case 'O':
+			if (parse_pid(optarg, &o->owner_pid) < 0)
+				return -1;
+			break;
 		case 'h': up_help(); return 1;
 		default: return -1;
 		}
@@ -134,6 +171,9 @@ static int prepare(struct up_opts *o, struct svc_project *project, struct svc_up
 	uo->progress = cmd_progress;
 	uo->allow = o->compose.allow;
 	uo->wait = o->wait;
+	uo->lease = o->lease;
+	uo->retain_on_failure = o->retain;
+	uo->owner_pid = o->owner_pid;
 	return 0;
 }
 
@@ -180,6 +220,11 @@ static int run(struct te_ctx *ctx, struct up_opts *o, struct te_err *err)
 	if (rc == 0) {
 		printf("task '%s' is up\n", task);
 		print_ports(ctx, task);
+	} else if (o->retain && ctx->engine) {
+		fprintf(stderr,
+			"taskenv up: task '%s' kept for inspection (stopped) for %llds; "
+			"'taskenv gc' removes it after that, 'taskenv down -t %s --volumes' now\n",
+			task, o->retain, task);
 	}
 	state_task_release(&t);
 	svc_project_free(project);

@@ -8,9 +8,11 @@
 #include "services/drvrun.h"
 #include "services/shared.h"
 #include "state/secrets.h"
+#include "services/retain.h"
 #include "engine/engine.h"
 #include "engine/connect.h"
 #include "state/ledger.h"
+#include "state/owner.h"
 #include "common/err.h"
 #include "common/fault.h"
 #include "common/mem.h"
@@ -18,11 +20,13 @@
 #define TE_WITH_CJSON
 #include "common/cleanup.h"
 
+#include <arpa/inet.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <time.h>
 
 #define PORT_LO_DEFAULT 20000
 #define PORT_HI_DEFAULT 29999
@@ -37,6 +41,7 @@ struct up {
 	cJSON *values;		  /* resource key -> container-side values, owned */
 	struct svc_shared shared; /* the shared postgres container, when a resource has no server */
 	char **shared_aliases;	  /* keys of the resources on it, NULL-terminated, owned */
+	char (*subnets)[2][20];	  /* per planned network: subnet, gateway ("" when none) */
 };
 
 static void step(const struct up *u, const char *kind, const char *name, const char *what)
@@ -59,6 +64,24 @@ static int parse_port(const char *s, const char **end, int *out)
 	return 0;
 }
 
+static int subnet_pool_init(struct svc_up_opts *opts, struct te_err *err)
+{
+	const char *pool = getenv("TASKENV_SUBNET_POOL");
+	const char *pre = getenv("TASKENV_SUBNET_PREFIX");
+	char *end = NULL;
+	long sub = 0;
+
+	if (pre && *pre) {
+		errno = 0;
+		sub = strtol(pre, &end, 10);
+		if (errno || *end || sub < 1 || sub > 32)
+			return te_err_set(err, TE_E_USAGE,
+					  "invalid TASKENV_SUBNET_PREFIX '%s': expected a prefix length 8-30",
+					  pre);
+	}
+	return state_subnet_pool_parse(pool, (int)sub, &opts->pool, err);
+}
+
 int svc_up_opts_init(struct svc_up_opts *opts, struct te_err *err)
 {
 	const char *w = getenv("TASKENV_WAIT_TIMEOUT");
@@ -73,6 +96,8 @@ int svc_up_opts_init(struct svc_up_opts *opts, struct te_err *err)
 	if (w && *w && (parse_port(w, &p, &opts->wait_timeout_s) < 0 || *p))
 		return te_err_set(err, TE_E_USAGE,
 				  "invalid TASKENV_WAIT_TIMEOUT '%s': expected seconds from 1 to 65535", w);
+	if (subnet_pool_init(opts, err) < 0)
+		return -1;
 	if (svc_settings_load(&st, err) < 0) {
 		svc_settings_release(&st);
 		return -1;
@@ -117,8 +142,11 @@ static int check_images(struct up *u, struct te_err *err)
 		const struct svc_service *s = u->plan->containers[i].svc;
 		te_autojson cJSON *img = NULL;
 
-		if (engine_image_inspect(u->e, s->image, &img, err) == 0)
+		te_fault_point("before-inspect", "image", s->image);
+		if (engine_image_inspect(u->e, s->image, &img, err) == 0) {
+			te_fault_point("after-inspect", "image", s->image);
 			continue;
+		}
 		if (err->code != TE_E_NOTFOUND)
 			return te_err_prefix(err, "service '%s': ", s->name);
 		step(u, "image", s->image, "pulling");
@@ -166,6 +194,61 @@ static int network_create(struct up *u, const cJSON *body, char **id, struct te_
 	}
 }
 
+/* A bridge network gets a subnet from taskenv's pool unless the file sets
+ * its own ipam.config (then the file's subnet is sent as written). */
+static bool wants_subnet(const struct svc_plan_network *n)
+{
+	const char *driver = n->decl ? n->decl->driver : NULL;
+
+	return !n->external && !(n->decl && n->decl->n_ipam) && (!driver || strcmp(driver, "bridge") == 0);
+}
+
+/* Every bridge network's subnet, reserved before anything is created. */
+static int reserve_subnets(struct up *u, struct te_err *err)
+{
+	u->subnets = xcalloc(u->plan->n_networks + 1, sizeof(*u->subnets));
+	for (size_t i = 0; i < u->plan->n_networks; i++) {
+		const struct svc_plan_network *n = &u->plan->networks[i];
+
+		if (!wants_subnet(n))
+			continue;
+		if (state_subnet_reserve(u->l, u->plan->task, n->name, &u->opts->pool,
+					 state_subnet_probe_routes, NULL, u->subnets[i][0], u->subnets[i][1],
+					 err) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* IPAM.Config[0].{Subnet,Gateway}: dockerd and Podman's compat API alike.
+ * The bridge is named after the subnet ("te-0ae08040" for 10.224.128.64):
+ * the subnet is ours alone on this host, so the name is too. Left to
+ * itself, each Podman service picks podmanN from its own configuration
+ * only, and two services on one host can pick the same N: the second
+ * network then joins the first one's bridge and its ports lead nowhere. */
+static void add_ipam(cJSON *body, const char *subnet, const char *gateway)
+{
+	cJSON *ipam = cJSON_AddObjectToObject(body, "IPAM");
+	cJSON *cfg = cJSON_AddArrayToObject(ipam, "Config");
+	cJSON *c = cJSON_CreateObject();
+	cJSON *opts = cJSON_GetObjectItemCaseSensitive(body, "Options");
+	struct in_addr a;
+	char br[16], ip[20];
+
+	snprintf(ip, sizeof(ip), "%.*s", (int)strcspn(subnet, "/"), subnet);
+	if (!opts)
+		opts = cJSON_AddObjectToObject(body, "Options");
+	if (inet_pton(AF_INET, ip, &a) == 1 && !cJSON_GetObjectItem(opts, "com.docker.network.bridge.name")) {
+		snprintf(br, sizeof(br), "te-%08x", (unsigned)ntohl(a.s_addr));
+		cJSON_AddStringToObject(opts, "com.docker.network.bridge.name", br);
+	}
+
+	cJSON_AddStringToObject(ipam, "Driver", "default");
+	cJSON_AddStringToObject(c, "Subnet", subnet);
+	cJSON_AddStringToObject(c, "Gateway", gateway);
+	cJSON_AddItemToArray(cfg, c);
+}
+
 static int ensure_network(struct up *u, const struct svc_plan_network *n, struct te_err *err)
 {
 	te_autojson cJSON *obj = NULL;
@@ -191,6 +274,8 @@ static int ensure_network(struct up *u, const struct svc_plan_network *n, struct
 	if (err->code != TE_E_NOTFOUND)
 		return -1;
 	body = svc_plan_network_body(u->plan, n);
+	if (u->subnets[n - u->plan->networks][0][0])
+		add_ipam(body, u->subnets[n - u->plan->networks][0], u->subnets[n - u->plan->networks][1]);
 	te_fault_point("before-create", "network", n->name);
 	if (network_create(u, body, &id, err) < 0)
 		return te_err_prefix(err, "create network '%s': ", n->name);
@@ -232,9 +317,23 @@ static int ensure_volume(struct up *u, const struct svc_plan_volume *v, struct t
 
 static int connect_more(struct up *u, const struct svc_plan_container *c, const char *id, struct te_err *err)
 {
-	for (size_t i = 1; c->networks && c->networks[i]; i++)
+	for (size_t i = 1; c->networks && c->networks[i]; i++) {
+		te_fault_point("before-connect", "container", c->name);
 		if (engine_network_connect(u->e, c->networks[i], id, c->aliases, err) < 0)
 			return -1;
+		te_fault_point("after-connect", "container", c->name);
+	}
+	return 0;
+}
+
+static int start_container(struct up *u, const struct svc_plan_container *c, const char *id,
+			   struct te_err *err)
+{
+	te_fault_point("before-start", "container", c->name);
+	if (engine_container_start(u->e, id, err) < 0)
+		return te_err_prefix(err, "service '%s': start container '%s': ", c->svc->name, c->name);
+	te_fault_point("after-start", "container", c->name);
+	step(u, "container", c->name, "started");
 	return 0;
 }
 
@@ -289,10 +388,7 @@ static int create_container(struct up *u, size_t idx, long long row, struct te_e
 	step(u, "container", c->name, "created");
 	if (connect_more(u, c, id, err) < 0)
 		return te_err_prefix(err, "service '%s': ", c->svc->name);
-	if (engine_container_start(u->e, id, err) < 0)
-		return te_err_prefix(err, "service '%s': start container '%s': ", c->svc->name, c->name);
-	step(u, "container", c->name, "started");
-	return 0;
+	return start_container(u, c, id, err);
 }
 
 static int ensure_container(struct up *u, size_t idx, struct te_err *err)
@@ -318,10 +414,7 @@ static int ensure_container(struct up *u, size_t idx, struct te_err *err)
 		step(u, "container", c->name, "running");
 		return 0;
 	}
-	if (engine_container_start(u->e, id, err) < 0)
-		return te_err_prefix(err, "service '%s': start container '%s': ", c->svc->name, c->name);
-	step(u, "container", c->name, "started");
-	return 0;
+	return start_container(u, c, id, err);
 }
 
 /* depends_on conditions of container IDX: its dependencies are earlier in
@@ -447,6 +540,7 @@ static void forget_if_empty(struct up *u)
 		return;
 	state_port_release_task(u->l, u->plan->task, &ignored);
 	state_secrets_drop(u->l, u->plan->task, &ignored);
+	state_subnet_release_task(u->l, u->plan->task, &ignored);
 	state_task_delete(u->l, u->plan->task, &ignored);
 }
 
@@ -455,6 +549,7 @@ static void up_release(struct up *u)
 	for (size_t i = 0; u->host_ports && i < u->plan->n_containers; i++)
 		free(u->host_ports[i]);
 	free(u->host_ports);
+	free(u->subnets);
 	cJSON_Delete(u->values);
 	svc_shared_release(&u->shared);
 	te_strv_free(u->shared_aliases);
@@ -494,6 +589,34 @@ static int policy_gate(const struct svc_project *project, const struct svc_up_op
 	return te_err_set(err, TE_E_POLICY, "refused (%zu findings, see 'taskenv check'): %s", n, first);
 }
 
+/* up failed: keep the task for inspection when asked to, else mark it
+ * partial (what was created stays recorded for down/gc). */
+static void fail_after(struct up *u)
+{
+	struct svc_retain_opts r = {.secs = u->opts->retain_on_failure,
+				    .reason = "up failed",
+				    .stop_timeout = 10,
+				    .progress = u->opts->progress,
+				    .progress_ctx = u->opts->progress_ctx};
+	struct te_err ignored;
+
+	forget_if_empty(u);
+	if (state_task_set_status(u->l, u->plan->task, "partial", &ignored) < 0)
+		return; /* forgotten: nothing to retain */
+	if (r.secs > 0)
+		svc_retain_locked(u->e, u->l, u->plan->task, &r, &ignored);
+}
+
+static int record_owner(struct up *u, struct te_err *err)
+{
+	struct state_owner o;
+	long long lease = u->opts->lease ? (long long)time(NULL) + u->opts->lease : 0;
+
+	if (state_owner_of(u->opts->owner_pid, &o, err) < 0)
+		return te_err_prefix(err, "task '%s': ", u->plan->task);
+	return state_task_set_owner(u->l, u->plan->task, &o, lease, err);
+}
+
 static int up_run(struct up *u, const struct svc_project *project, struct te_err *err)
 {
 	te_autofree char *files = files_json(project);
@@ -503,16 +626,17 @@ static int up_run(struct up *u, const struct svc_project *project, struct te_err
 		return -1;
 	if (state_task_upsert(u->l, task, project->dir, files, engine_socket(u->e), "starting", err) < 0)
 		return -1;
-	if (record_allow(u, project, err) < 0)
-		return -1;
-	if (reserve_ports(u, err) < 0 || create_all(u, err) < 0) {
-		struct te_err ignored;
-
+	if (record_allow(u, project, err) < 0 || record_owner(u, err) < 0) {
 		forget_if_empty(u);
-		state_task_set_status(u->l, task, "partial", &ignored);
+		return -1;
+	}
+	if (reserve_ports(u, err) < 0 || reserve_subnets(u, err) < 0 || create_all(u, err) < 0) {
+		fail_after(u);
 		return -1;
 	}
 	state_event_add(u->l, task, "up", "up complete", err);
+	if (state_task_set_retention(u->l, task, 0, NULL, NULL, err) < 0)
+		return -1;
 	return state_task_set_status(u->l, task, "up", err);
 }
 
@@ -520,14 +644,17 @@ int svc_up(struct engine *e, struct ledger *l, const struct svc_project *project
 	   const struct svc_up_opts *opts, struct te_err *err)
 {
 	struct up u = {.e = e, .l = l, .opts = opts};
-	int rc;
+	int rc, lock = -1;
 
 	if (policy_gate(project, opts, err) < 0)
 		return -1;
 	u.plan = svc_plan_build(project, task, state_ledger_id(l), err);
 	if (!u.plan)
 		return -1;
-	rc = up_run(&u, project, err);
+	rc = state_task_lock(l, task, true, &lock, err);
+	if (rc == 0)
+		rc = up_run(&u, project, err);
+	state_task_unlock(lock);
 	up_release(&u);
 	return rc;
 }

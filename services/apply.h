@@ -6,6 +6,7 @@
 #include <stdbool.h>
 
 #include "services/progress.h"
+#include "state/subnets.h"
 
 struct te_err;
 struct engine;
@@ -20,19 +21,25 @@ struct svc_up_opts {
 	int wait_timeout_s;	  /* bound on each wait; TASKENV_WAIT_TIMEOUT, default 120 */
 	svc_progress_fn progress; /* may be NULL */
 	void *progress_ctx;
+	long long lease;	       /* seconds from now the task is leased for; 0: no lease */
+	long long owner_pid;	       /* the task's owner (state/owner.h); 0: this process */
+	long long retain_on_failure;   /* seconds to keep a failed up for inspection; 0: off */
+	struct state_subnet_pool pool; /* subnets of bridge networks */
 };
 
-/* Port range from $TASKENV_PORT_RANGE ("LO-HI") or the defaults, wait
- * timeout from $TASKENV_WAIT_TIMEOUT (seconds).
- * TE_E_USAGE when the variable is malformed. */
+/* Port range from the port_range setting (TASKENV_PORT_RANGE, "LO-HI") or
+ * the defaults; wait timeout from $TASKENV_WAIT_TIMEOUT (seconds); subnet
+ * pool from $TASKENV_SUBNET_POOL and $TASKENV_SUBNET_PREFIX (state/subnets.h).
+ * TE_E_USAGE when a variable is malformed. */
 int svc_up_opts_init(struct svc_up_opts *opts, struct te_err *err);
 
 /* Bring TASK up from PROJECT (both borrowed) on engine E, recording in L.
  * Before anything is created: the policy (services/policy.h) is checked
  * with opts->allow and the file's x-taskenv.allow, and any refusal fails
  * with TE_E_POLICY naming the first finding (file:line:col, service, key,
- * reason); then the plan is built, every image is present
- * or pulled (POST /images/create), and every host port is reserved; a
+ * reason); then the plan is built, every image is present or pulled
+ * (POST /images/create), every host port and every bridge network's subnet
+ * (IPAM.Config) is reserved; a
  * failure there leaves nothing behind (no engine object, no ledger row).
  * Idempotent: objects that exist and carry this task's and this ledger's
  * labels are reused, stopped containers are started. An object with the
@@ -43,7 +50,10 @@ int svc_up_opts_init(struct svc_up_opts *opts, struct te_err *err);
  * healthcheck must be healthy before svc_up returns. The exceptions used
  * are recorded in the task row (state_task_set_allow).
  * Errors name the service or object; what was created stays recorded for
- * `down`. */
+ * `down`. Holds the task's lock (state/owner.h) throughout, so concurrent
+ * `up`s of one task run one after the other and the second reuses what the
+ * first made; records the owner and lease on the task row. When it fails
+ * and OPTS->retain_on_failure is set, the task is retained (svc_retain). */
 int svc_up(struct engine *e, struct ledger *l, const struct svc_project *project, const char *task,
 	   const struct svc_up_opts *opts, struct te_err *err);
 

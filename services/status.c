@@ -2,6 +2,7 @@
 #include "services/drvrun.h"
 #include "engine/engine.h"
 #include "state/ledger.h"
+#include "state/owner.h"
 #include "common/err.h"
 #include "common/mem.h"
 
@@ -62,6 +63,23 @@ static void count_containers(const cJSON *list, const char *task, cJSON *obj)
 	cJSON_AddNumberToObject(counts, "total", total);
 }
 
+/* Owner, lease and retention (state/owner.h): "owner" {"host","pid","user",
+ * "live"}, "lease_expires", "retain_until" (unix s, 0: none), "retained_by",
+ * "retain_reason". */
+static void owner_json(const struct state_task *t, cJSON *o)
+{
+	cJSON *w = cJSON_AddObjectToObject(o, "owner");
+
+	cJSON_AddStringToObject(w, "host", t->owner_host ? t->owner_host : "");
+	cJSON_AddNumberToObject(w, "pid", (double)t->owner_pid);
+	cJSON_AddStringToObject(w, "user", t->owner_user ? t->owner_user : "");
+	cJSON_AddBoolToObject(w, "live", state_task_owner_live(t));
+	cJSON_AddNumberToObject(o, "lease_expires", (double)t->lease_expires);
+	cJSON_AddNumberToObject(o, "retain_until", (double)t->retain_until);
+	cJSON_AddStringToObject(o, "retained_by", t->retain_owner ? t->retain_owner : "");
+	cJSON_AddStringToObject(o, "retain_reason", t->retain_reason ? t->retain_reason : "");
+}
+
 static cJSON *task_base(const struct state_task *t)
 {
 	cJSON *o = cJSON_CreateObject();
@@ -71,6 +89,7 @@ static cJSON *task_base(const struct state_task *t)
 	cJSON_AddStringToObject(o, "status", t->status ? t->status : "");
 	cJSON_AddStringToObject(o, "engine", t->engine ? t->engine : "");
 	cJSON_AddNumberToObject(o, "created", (double)t->created);
+	owner_json(t, o);
 	return o;
 }
 

@@ -5,6 +5,8 @@
 #include "state/secrets.h"
 #include "engine/engine.h"
 #include "state/ledger.h"
+#include "state/owner.h"
+#include "state/subnets.h"
 #include "common/err.h"
 #include "common/mem.h"
 
@@ -12,6 +14,7 @@
 #include "common/cleanup.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 struct down {
@@ -65,6 +68,16 @@ static int remove_object(struct down *d, const struct state_resource *r, const c
 	return engine_volume_remove(d->e, r->name, false, err);
 }
 
+/* A network's subnet goes back to the pool with it. */
+static int mark_removed(struct down *d, const struct state_resource *r, struct te_err *err)
+{
+	if (state_resource_set_state(d->l, r->id, STATE_REMOVED, err) < 0)
+		return -1;
+	if (strcmp(r->kind, "network") == 0)
+		return state_subnet_release_network(d->l, r->name, err);
+	return 0;
+}
+
 /* One row. Returns -1 only when the engine cannot be reached at all:
  * everything else is counted and recorded, and the caller goes on. */
 static int down_one(struct down *d, const struct state_resource *r, struct te_err *err)
@@ -80,12 +93,12 @@ static int down_one(struct down *d, const struct state_resource *r, struct te_er
 			goto failed;
 		d->res->gone++;
 		step(d, r, "already gone");
-		return state_resource_set_state(d->l, r->id, STATE_REMOVED, err);
+		return mark_removed(d, r, err);
 	}
 	if (!labels_match(d, obj)) {
 		d->res->refused++;
 		step(d, r, "not ours, left alone");
-		return state_resource_set_state(d->l, r->id, STATE_REMOVED, err);
+		return mark_removed(d, r, err);
 	}
 	if (strcmp(r->kind, "volume") == 0 && !d->opts->volumes) {
 		d->res->kept++;
@@ -102,7 +115,7 @@ static int down_one(struct down *d, const struct state_resource *r, struct te_er
 	}
 	d->res->removed++;
 	step(d, r, "removed");
-	return state_resource_set_state(d->l, r->id, STATE_REMOVED, err);
+	return mark_removed(d, r, err);
 failed:
 	d->res->remaining++;
 	snprintf(what, sizeof(what), "failed: %s", err->msg);
@@ -168,23 +181,49 @@ static int down_kind(struct down *d, const char *kind, struct te_err *err)
 	return rc;
 }
 
+/* "container t1-app-1, network t1_default" for the rows left pending. */
+static char *pending_names(struct down *d)
+{
+	struct state_resource *rows = NULL;
+	struct te_err ignored;
+	size_t n = 0;
+	char *s = xstrdup("");
+
+	if (state_resource_list(d->l, d->task, false, &rows, &n, &ignored) < 0)
+		return s;
+	for (size_t i = 0; i < n; i++) {
+		char *next;
+
+		if (strcmp(rows[i].state, STATE_PENDING) != 0)
+			continue;
+		next = xasprintf("%s%s%s %s", s, *s ? ", " : "", rows[i].kind, rows[i].name);
+		free(s);
+		s = next;
+	}
+	state_resources_free(rows, n);
+	return s;
+}
+
 static int finish(struct down *d, struct te_err *err)
 {
 	if (d->res->remaining) {
+		te_autofree char *names = pending_names(d);
+
 		state_task_set_status(d->l, d->task, "pending", err);
 		return te_err_set(err, TE_E_REMAINS,
-				  "task '%s': %zu owned resource(s) remain; run down again", d->task,
-				  d->res->remaining);
+				  "task '%s': %zu owned resource(s) remain (%s); run down again", d->task,
+				  d->res->remaining, names);
 	}
 	if (d->res->kept)
 		return state_task_set_status(d->l, d->task, "down", err);
-	if (state_port_release_task(d->l, d->task, err) < 0 || state_secrets_drop(d->l, d->task, err) < 0)
+	if (state_port_release_task(d->l, d->task, err) < 0 ||
+	    state_subnet_release_task(d->l, d->task, err) < 0 || state_secrets_drop(d->l, d->task, err) < 0)
 		return -1;
 	return state_task_delete(d->l, d->task, err);
 }
 
-int svc_down(struct engine *e, struct ledger *l, const char *task, const struct svc_down_opts *opts,
-	     struct svc_down_result *res, struct te_err *err)
+int svc_down_locked(struct engine *e, struct ledger *l, const char *task, const struct svc_down_opts *opts,
+		    struct svc_down_result *res, struct te_err *err)
 {
 	struct down d = {e, l, task, opts, res};
 	struct state_task t;
@@ -208,4 +247,17 @@ int svc_down(struct engine *e, struct ledger *l, const char *task, const struct 
 	}
 	state_event_add(l, task, "down", "down complete", err);
 	return finish(&d, err);
+}
+
+int svc_down(struct engine *e, struct ledger *l, const char *task, const struct svc_down_opts *opts,
+	     struct svc_down_result *res, struct te_err *err)
+{
+	int lock = -1, rc;
+
+	memset(res, 0, sizeof(*res));
+	if (state_task_lock(l, task, true, &lock, err) < 0)
+		return -1;
+	rc = svc_down_locked(e, l, task, opts, res, err);
+	state_task_unlock(lock);
+	return rc;
 }

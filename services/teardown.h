@@ -36,10 +36,15 @@ struct svc_down_result {
  * the task owns remains, the task row and its port reservations are
  * dropped; kept volumes keep the task (status "down") and its ports, so the
  * next `up` finds the same data on the same ports.
- * An unknown task is not an error (result all zero).
+ * An unknown task is not an error (result all zero). Holds the task's
+ * lock (state/owner.h) throughout: waits for an `up` of the task to finish.
  * Returns 0, or -1 with TE_E_REMAINS when owned objects remain (counted in
  * *res), or another code when the engine or ledger fails outright. */
 int svc_down(struct engine *e, struct ledger *l, const char *task, const struct svc_down_opts *opts,
 	     struct svc_down_result *res, struct te_err *err);
+
+/* svc_down for a caller that already holds TASK's lock (svc_gc). */
+int svc_down_locked(struct engine *e, struct ledger *l, const char *task, const struct svc_down_opts *opts,
+		    struct svc_down_result *res, struct te_err *err);
 
 #endif

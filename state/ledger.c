@@ -48,6 +48,21 @@ static const char *const migrations[] = {
     /* 4 (issue 5): the source boundary, one git worktree per task. */
     "CREATE TABLE worktrees(task TEXT PRIMARY KEY, repo TEXT NOT NULL, path TEXT NOT NULL,"
     " branch TEXT NOT NULL, base TEXT NOT NULL, initial_status TEXT, created INTEGER NOT NULL);",
+    /* 5 (issue 6): who owns a task (host, pid + its start time, user), its lease, and
+     * its retention (kept for a post-mortem until a time). */
+    "ALTER TABLE tasks ADD COLUMN owner_host TEXT;"
+    "ALTER TABLE tasks ADD COLUMN owner_pid INTEGER NOT NULL DEFAULT 0;"
+    "ALTER TABLE tasks ADD COLUMN owner_start INTEGER NOT NULL DEFAULT 0;"
+    "ALTER TABLE tasks ADD COLUMN owner_user TEXT;"
+    "ALTER TABLE tasks ADD COLUMN lease_expires INTEGER NOT NULL DEFAULT 0;"
+    "ALTER TABLE tasks ADD COLUMN retain_until INTEGER NOT NULL DEFAULT 0;"
+    "ALTER TABLE tasks ADD COLUMN retain_owner TEXT;"
+    "ALTER TABLE tasks ADD COLUMN retain_reason TEXT;",
+    /* 6 (issue 6): a subnet per task network from taskenv's pool (state/subnets.c).
+     * NET is the first address as an integer (host order) for overlap checks. */
+    "CREATE TABLE subnets(network TEXT PRIMARY KEY, task TEXT NOT NULL, net INTEGER NOT NULL,"
+    " prefix INTEGER NOT NULL, subnet TEXT NOT NULL UNIQUE, created INTEGER NOT NULL);"
+    "CREATE INDEX subnets_task ON subnets(task);",
 };
 
 /* How long a statement waits for another process's lock (ms). */
@@ -470,6 +485,10 @@ void state_task_release(struct state_task *t)
 	free(t->compose_files);
 	free(t->engine);
 	free(t->status);
+	free(t->owner_host);
+	free(t->owner_user);
+	free(t->retain_owner);
+	free(t->retain_reason);
 	memset(t, 0, sizeof(*t));
 }
 
@@ -481,6 +500,9 @@ void state_tasks_free(struct state_task *v, size_t n)
 }
 
 #define TASK_COLS "name, project_dir, compose_files, engine, status, created, updated"
+#define TASK_COLS_OWNER                                                                                      \
+	", owner_host, owner_pid, owner_start, owner_user, lease_expires, retain_until, retain_owner,"       \
+	" retain_reason"
 
 static void task_from_row(sqlite3_stmt *st, struct state_task *t)
 {
@@ -491,6 +513,14 @@ static void task_from_row(sqlite3_stmt *st, struct state_task *t)
 	t->status = ledger_col_text(st, 4);
 	t->created = sqlite3_column_int64(st, 5);
 	t->updated = sqlite3_column_int64(st, 6);
+	t->owner_host = ledger_col_text(st, 7);
+	t->owner_pid = sqlite3_column_int64(st, 8);
+	t->owner_start = sqlite3_column_int64(st, 9);
+	t->owner_user = ledger_col_text(st, 10);
+	t->lease_expires = sqlite3_column_int64(st, 11);
+	t->retain_until = sqlite3_column_int64(st, 12);
+	t->retain_owner = ledger_col_text(st, 13);
+	t->retain_reason = ledger_col_text(st, 14);
 }
 
 /* Untyped adapters for ledger_collect. */
@@ -565,7 +595,7 @@ int state_task_get_allow(struct ledger *l, const char *name, char **allow_json, 
 
 int state_task_get(struct ledger *l, const char *name, struct state_task *out, struct te_err *err)
 {
-	static const char sql[] = "SELECT " TASK_COLS " FROM tasks WHERE name = ?1";
+	static const char sql[] = "SELECT " TASK_COLS TASK_COLS_OWNER " FROM tasks WHERE name = ?1";
 	const struct ledger_arg a[] = {LEDGER_S(name)};
 	te_autostmt sqlite3_stmt *st = NULL;
 	int rc;
@@ -584,7 +614,7 @@ int state_task_get(struct ledger *l, const char *name, struct state_task *out, s
 
 int state_task_list(struct ledger *l, struct state_task **out, size_t *n, struct te_err *err)
 {
-	static const char sql[] = "SELECT " TASK_COLS " FROM tasks ORDER BY name";
+	static const char sql[] = "SELECT " TASK_COLS TASK_COLS_OWNER " FROM tasks ORDER BY name";
 	te_autostmt sqlite3_stmt *st = NULL;
 
 	*out = NULL;
@@ -826,4 +856,16 @@ int state_resource_list(struct ledger *l, const char *task, bool include_removed
 		return -1;
 	return ledger_collect(l, st, sizeof(**out), resource_from_row_v, state_resources_free_v, (void **)out,
 			      n, err);
+}
+
+int state_resource_held(struct ledger *l, const char *kind, const char *name, struct te_err *err)
+{
+	static const char sql[] =
+	    "SELECT 1 FROM resources WHERE kind = ?1 AND name = ?2 AND state <> 'removed'";
+	const struct ledger_arg a[] = {LEDGER_S(kind), LEDGER_S(name)};
+	te_autostmt sqlite3_stmt *st = NULL;
+
+	if (ledger_prepare(l, sql, a, LEDGER_NARGS(a), &st, err) < 0)
+		return -1;
+	return ledger_step(l, st, err);
 }

@@ -51,6 +51,15 @@ struct state_task {
 	char *status;	     /* "up", "partial", "down", ... free text set by services/ */
 	long long created;   /* unix seconds */
 	long long updated;   /* unix seconds */
+	/* Owner (migration 2): the process that holds the task, see state/owner.h. */
+	char *owner_host;	 /* gethostname(), NULL when never recorded */
+	long long owner_pid;	 /* 0 when never recorded */
+	long long owner_start;	 /* field 22 of /proc/<pid>/stat (clock ticks after boot) */
+	char *owner_user;	 /* login name or uid */
+	long long lease_expires; /* unix seconds; 0: no lease */
+	long long retain_until;	 /* unix seconds; 0: not retained */
+	char *retain_owner;	 /* who asked for the retention, or NULL */
+	char *retain_reason;	 /* why, or NULL */
 };
 void state_task_release(struct state_task *t);
 void state_tasks_free(struct state_task *v, size_t n);
@@ -114,6 +123,11 @@ int state_resource_set_detail(struct ledger *l, long long id, const char *detail
 /* Rows of TASK in insertion order; removed rows only when INCLUDE_REMOVED. */
 int state_resource_list(struct ledger *l, const char *task, bool include_removed, struct state_resource **out,
 			size_t *n, struct te_err *err);
+
+/* Does any task hold an active (not removed) row for KIND NAME? 1 yes, 0
+ * no, -1 on error. For gc: an engine object with our labels and no row is
+ * an orphan. */
+int state_resource_held(struct ledger *l, const char *kind, const char *name, struct te_err *err);
 
 /* ---- host ports ---- */
 struct state_port {

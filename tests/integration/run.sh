@@ -14,7 +14,7 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 
 WORK=$(mktemp -d "/tmp/te-${ENGINE_KIND:0:1}XXXX")
 export TASKENV TASKENV_STATE="$WORK/state.db" WORK
-unset CONTAINER_HOST TASKENV_TASK TASKENV_PORT_RANGE TASKENV_FAULT
+unset CONTAINER_HOST TASKENV_TASK TASKENV_PORT_RANGE TASKENV_FAULT TASKENV_SUBNET_PREFIX
 
 skip_or_fail() {
 	log "integration ($ENGINE_KIND): $*"
@@ -42,9 +42,15 @@ command -v jq >/dev/null || skip_or_fail "jq is not installed (run .ci/install-d
 SOCK=$("$TE_ROOT/scripts/engine.sh" start "$ENGINE_KIND" "$WORK/engine") ||
 	skip_or_fail "could not start a private $ENGINE_KIND engine"
 export SOCK DOCKER_HOST="unix://$SOCK"
+# taskenv's subnets come from the upper half of the 10.N.0.0/16 block this
+# engine claimed (scripts/engine.sh): the engine draws its own networks from
+# the bottom, and engines started side by side never share a block.
+TASKENV_SUBNET_POOL="10.$(cat "$WORK/engine/netblock").128.0/17"
+export TASKENV_SUBNET_POOL
 "$TE_ROOT/scripts/images.sh" "$SOCK" >&2 || skip_or_fail "could not build the test images"
 
-for f in "$HERE"/t_*.sh; do
+# TE_EXTRA_TESTS: a directory of more t_*.sh (tests/soak), outside the default suite.
+for f in "$HERE"/t_*.sh ${TE_EXTRA_TESTS:+"$TE_EXTRA_TESTS"/t_*.sh}; do
 	# shellcheck source=/dev/null
 	. "$f"
 done

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "common/buf.h"
+#include "common/duration.h"
 #include "common/err.h"
 #include "common/mem.h"
 
@@ -97,6 +98,33 @@ static void test_steal(void **state)
 	free(q);
 }
 
+static void test_duration(void **state)
+{
+	static const struct {
+		const char *in;
+		long long secs; /* -1: refused */
+	} cases[] = {
+	    {"30s", 30}, {"5m", 300}, {"2h", 7200}, {"1d", 86400}, {"45", 45},	   {"0s", -1},	{"", -1},
+	    {"-1h", -1}, {"1w", -1},  {"h", -1},    {"1.5h", -1},  {"99999d", -1}, {" 1h", -1},
+	};
+	struct te_err err = {0};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		long long v = -7;
+		int rc = te_duration_parse(cases[i].in, &v, &err);
+
+		if (cases[i].secs < 0) {
+			assert_int_equal(rc, -1);
+			assert_int_equal(err.code, TE_E_USAGE);
+			assert_non_null(strstr(err.msg, "invalid duration"));
+			assert_int_equal(v, -7);
+		} else {
+			assert_int_equal(rc, 0);
+			assert_int_equal(v, cases[i].secs);
+		}
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -106,6 +134,7 @@ int main(void)
 	    cmocka_unit_test(test_buf_detach),
 	    cmocka_unit_test(test_strv),
 	    cmocka_unit_test(test_steal),
+	    cmocka_unit_test(test_duration),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

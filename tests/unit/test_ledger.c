@@ -20,6 +20,8 @@
 #include "common/mem.h"
 #include "state/ledger.h"
 #include "state/ledger_int.h"
+#include "state/owner.h"
+#include "state/subnets.h"
 
 struct fx {
 	char *dir;  /* the mkdtemp directory, removed in teardown */
@@ -652,6 +654,145 @@ static void test_open_default_path(void **state)
 	state_close(NULL);
 }
 
+static void test_owner_lease_retention(void **state)
+{
+	struct fx *f = *state;
+	struct ledger *l = open_ok(f->path);
+	struct te_err err = {0};
+	struct state_owner o;
+	struct state_task t;
+	pid_t child;
+	int status;
+
+	assert_int_equal(state_task_upsert(l, "t1", NULL, NULL, NULL, "up", &err), 0);
+	assert_int_equal(state_task_get(l, "t1", &t, &err), 0);
+	assert_false(state_task_owner_live(&t)); /* never recorded */
+	assert_int_equal(state_task_deadline(&t), 0);
+	state_task_release(&t);
+
+	assert_int_equal(state_owner_of(0, &o, &err), 0);
+	assert_int_equal(o.pid, getpid());
+	assert_true(o.start > 0);
+	assert_int_equal(state_task_set_owner(l, "t1", &o, 1000, &err), 0);
+	assert_int_equal(state_task_get(l, "t1", &t, &err), 0);
+	assert_true(state_task_owner_live(&t));
+	assert_int_equal(t.lease_expires, 1000);
+	assert_int_equal(state_task_deadline(&t), 1000);
+	/* The same pid with another start time is a recycled pid: not live. */
+	t.owner_start++;
+	assert_false(state_task_owner_live(&t));
+	state_task_release(&t);
+
+	/* A process that exited is not live. */
+	child = fork();
+	if (child == 0)
+		_exit(0);
+	assert_int_equal(state_owner_of(child, &o, &err), 0);
+	waitpid(child, &status, 0);
+	assert_int_equal(state_task_set_owner(l, "t1", &o, 0, &err), 0);
+	assert_int_equal(state_task_get(l, "t1", &t, &err), 0);
+	assert_false(state_task_owner_live(&t));
+	state_task_release(&t);
+	assert_int_equal(state_owner_of(child, &o, &err), -1);
+	assert_int_equal(err.code, TE_E_IO);
+
+	assert_int_equal(state_task_set_retention(l, "t1", 2000, "alice", "flaky test", &err), 0);
+	assert_int_equal(state_task_get(l, "t1", &t, &err), 0);
+	assert_int_equal(state_task_deadline(&t), 2000);
+	assert_string_equal(t.retain_owner, "alice");
+	assert_string_equal(t.retain_reason, "flaky test");
+	state_task_release(&t);
+	assert_int_equal(state_task_set_retention(l, "nope", 1, NULL, NULL, &err), -1);
+	assert_int_equal(err.code, TE_E_NOTFOUND);
+	state_close(l);
+}
+
+static void test_task_lock(void **state)
+{
+	struct fx *f = *state;
+	struct ledger *l = open_ok(f->path);
+	struct te_err err = {0};
+	int fd = -1, fd2 = -1, status;
+	pid_t child;
+
+	assert_int_equal(state_task_lock(l, "t1", false, &fd, &err), 0);
+	assert_true(fd >= 0);
+	/* Another process sees it held, and another task's lock is free. */
+	child = fork();
+	if (child == 0) {
+		int c = -1, rc = state_task_lock(l, "t1", false, &c, &err);
+		int rc2 = state_task_lock(l, "t2", false, &c, &err);
+
+		_exit(rc == 1 && rc2 == 0 ? 0 : 1);
+	}
+	waitpid(child, &status, 0);
+	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	state_task_unlock(fd);
+	/* A holder killed by SIGKILL leaves no stale lock. */
+	child = fork();
+	if (child == 0) {
+		int c = -1;
+
+		state_task_lock(l, "t1", true, &c, &err);
+		kill(getpid(), SIGKILL);
+		_exit(1);
+	}
+	waitpid(child, &status, 0);
+	assert_true(WIFSIGNALED(status));
+	assert_int_equal(state_task_lock(l, "t1", false, &fd2, &err), 0);
+	state_task_unlock(fd2);
+	state_close(l);
+}
+
+static int busy_first(uint32_t net, int prefix, void *ctx)
+{
+	return net == *(uint32_t *)ctx ? -1 : 0;
+}
+
+static void test_subnet_pool(void **state)
+{
+	static const char *const bad[] = {"10.0.0.1/16", "10.0.0.0",	 "10.0.0.0/7",
+					  "x/16",	 "10.0.0.0/16x", ""};
+	struct fx *f = *state;
+	struct ledger *l = open_ok(f->path);
+	struct te_err err = {0};
+	struct state_subnet_pool pool;
+	char s1[20], s2[20], s3[20], g[16];
+	uint32_t busy;
+
+	assert_int_equal(state_subnet_pool_parse(NULL, 0, &pool, &err), 0);
+	assert_int_equal(pool.prefix, 16);
+	assert_int_equal(pool.sub, 26);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]) - 1; i++) {
+		assert_int_equal(state_subnet_pool_parse(bad[i], 26, &pool, &err), -1);
+		assert_int_equal(err.code, TE_E_USAGE);
+	}
+	assert_int_equal(state_subnet_pool_parse("10.0.0.0/8", 30, &pool, &err), -1); /* 2^22 subnets */
+	assert_int_equal(state_subnet_pool_parse("10.9.0.0/24", 23, &pool, &err), -1);
+
+	/* A /24 pool of /26: four subnets, distinct, reused by network name. */
+	assert_int_equal(state_subnet_pool_parse("10.9.0.0/24", 26, &pool, &err), 0);
+	busy = pool.net; /* the probe says 10.9.0.0/26 is in use on the host */
+	assert_int_equal(state_subnet_reserve(l, "a", "a_default", &pool, busy_first, &busy, s1, g, &err), 0);
+	assert_string_not_equal(s1, "10.9.0.0/26");
+	assert_int_equal(state_subnet_reserve(l, "b", "b_default", &pool, busy_first, &busy, s2, g, &err), 0);
+	assert_string_not_equal(s1, s2);
+	assert_int_equal(state_subnet_reserve(l, "a", "a_default", &pool, NULL, NULL, s3, g, &err), 0);
+	assert_string_equal(s1, s3);
+	assert_int_equal(state_subnet_reserve(l, "c", "c_default", &pool, busy_first, &busy, s3, g, &err), 0);
+	assert_int_equal(strncmp(g, "10.9.0.", 7), 0);
+	assert_int_equal(state_subnet_reserve(l, "d", "d_default", &pool, busy_first, &busy, s3, g, &err),
+			 -1);
+	assert_non_null(
+	    strstr(err.msg, "no free /26 subnet in 10.9.0.0/24 for network 'd_default' (3 reserved"));
+	/* A released subnet can be taken again. */
+	assert_int_equal(state_subnet_release_task(l, "b", &err), 0);
+	assert_int_equal(state_subnet_reserve(l, "d", "d_default", &pool, busy_first, &busy, s3, g, &err), 0);
+	assert_string_equal(s3, s2);
+	assert_int_equal(state_subnet_release_network(l, "d_default", &err), 0);
+	state_close(l);
+}
+
 #define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
 
 int main(void)
@@ -674,6 +815,9 @@ int main(void)
 	    T(test_worktrees),
 	    T(test_default_path),
 	    T(test_open_default_path),
+	    T(test_owner_lease_retention),
+	    T(test_task_lock),
+	    T(test_subnet_pool),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
