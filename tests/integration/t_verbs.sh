@@ -33,7 +33,7 @@ verbs_up() {
 }
 
 # Ledger rows of TASK whose name matches the LIKE pattern PAT, as "name state" lines.
-ledger_rows() {
+ledger_rows_like() {
 	python3 - "$TASKENV_STATE" "$1" "$2" <<'PY'
 import sqlite3, sys
 db = sqlite3.connect(sys.argv[1])
@@ -134,7 +134,7 @@ test_run_rm_leaves_nothing() {
 	assert_eq "$out" $'shared\nyes-from-file'
 	assert_eq "$(engine_names containers io.taskenv.task=rr | sort | tr '\n' ' ')" "$before" "(engine after run --rm)"
 	assert_eq "$(engine_names containers com.docker.compose.oneoff=True | grep -c '^rr-' || true)" "0"
-	out=$(ledger_rows rr '%-run-%')
+	out=$(ledger_rows_like rr '%-run-%')
 	assert_contains "$out" "rr-web-run-"
 	assert_eq "$(awk '{print $2}' <<<"$out" | sort -u)" "removed" "(ledger rows of the one-off)"
 	assert_eq "$(te ps -t rr --json | jq '[.resources[] | select(.name | test("-run-"))] | length')" "0"
@@ -144,7 +144,7 @@ test_run_rm_leaves_nothing() {
 	assert_eq "$(te ps -t rr --json | jq -r --arg n "$out" '.resources[] | select(.name == $n) | .ledger_state')" "created"
 	te down -t rr --volumes --timeout 0 >/dev/null
 	assert_eq "$(count_task_objects rr)" "0"
-	assert_eq "$(ledger_rows rr '%')" ""
+	assert_eq "$(ledger_rows_like rr '%')" ""
 }
 
 # A run interrupted by SIGTERM (or Ctrl-C) stops its container, and --rm
@@ -161,7 +161,7 @@ test_run_interrupted_cleans_up() {
 	wait "$pid" || rc=$?
 	assert_eq "$rc" "143"
 	assert_eq "$(engine_names containers com.docker.compose.oneoff=True | grep -c '^ri-' || true)" "0"
-	assert_eq "$(ledger_rows ri '%-run-%' | awk '{print $2}')" "removed"
+	assert_eq "$(ledger_rows_like ri '%-run-%' | awk '{print $2}')" "removed"
 	te down -t ri --volumes --timeout 0 >/dev/null
 }
 
