@@ -87,7 +87,7 @@ TOOLS="taskenv compose docker"
 echo "== up / down / cycle, seed file, $RUNS alternating runs on $KIND ($SOCK)"
 for ((r = 0; r < RUNS; r++)); do
 	# Rotate the order so no tool always runs first (warm caches, page cache).
-	order=$(echo $TOOLS | tr ' ' '\n' | awk -v r="$r" '{a[NR-1]=$0} END {for (i=0;i<NR;i++) print a[(i+r)%NR]}')
+	order=$(echo "$TOOLS" | tr ' ' '\n' | awk -v r="$r" '{a[NR-1]=$0} END {for (i=0;i<NR;i++) print a[(i+r)%NR]}')
 	for tool in $order; do
 		measure "$tool" up "$WORK/seed/compose.yaml" "b$r$tool"
 		measure "$tool" down "$WORK/seed/compose.yaml" "b$r$tool"

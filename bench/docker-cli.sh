@@ -5,7 +5,7 @@
 # database with a volume) or the busybox pair file (web + worker).
 set -euo pipefail
 verb=$1 file=$2 p=$3
-L="--label com.docker.compose.project=$p --label io.taskenv.bench=$p"
+L=(--label "com.docker.compose.project=$p" --label "io.taskenv.bench=$p")
 if grep -q taskenv-example/postgres "$file"; then
 	svcs="database app"
 else
@@ -13,18 +13,18 @@ else
 fi
 case $verb in
 up)
-	docker network create $L "${p}_default" >/dev/null
+	docker network create "${L[@]}" "${p}_default" >/dev/null
 	if [ "$svcs" = "database app" ]; then
-		docker volume create $L "${p}_dbdata" >/dev/null
-		docker run -d $L --name "$p-database-1" --network "${p}_default" --network-alias database \
+		docker volume create "${L[@]}" "${p}_dbdata" >/dev/null
+		docker run -d "${L[@]}" --name "$p-database-1" --network "${p}_default" --network-alias database \
 			-e POSTGRES_PASSWORD=example -v "${p}_dbdata:/var/lib/postgresql/data" \
 			-p 127.0.0.1::5432 taskenv-example/postgres:15 >/dev/null
-		docker run -d $L --name "$p-app-1" --network "${p}_default" --network-alias app \
+		docker run -d "${L[@]}" --name "$p-app-1" --network "${p}_default" --network-alias app \
 			-e DATABASE_HOST=database -e TASK=agent-pair -p 127.0.0.1::3000 taskenv-example/app:1 >/dev/null
 	else
-		docker run -d $L --name "$p-web-1" --network "${p}_default" --network-alias web \
+		docker run -d "${L[@]}" --name "$p-web-1" --network "${p}_default" --network-alias web \
 			-p 127.0.0.1::8080 taskenv-test/busybox:1 httpd -f -p 8080 -h / >/dev/null
-		docker run -d $L --name "$p-worker-1" --network "${p}_default" --network-alias worker \
+		docker run -d "${L[@]}" --name "$p-worker-1" --network "${p}_default" --network-alias worker \
 			taskenv-test/busybox:1 sleep 3600 >/dev/null
 	fi
 	;;

@@ -587,3 +587,32 @@ const struct drv_ops drv_postgres = {
     .teardown = pg_teardown,
     .ready = pg_ready,
 };
+
+int drv_pg_may_use(const char *url, const char *kind, const char *name, bool *allowed, struct te_err *err)
+{
+	static const char schema_sql[] =
+	    "SELECT EXISTS (SELECT 1 FROM pg_namespace WHERE nspname = $1)"
+	    " AND (has_schema_privilege($1, 'USAGE') OR has_schema_privilege($1, 'CREATE'))";
+	static const char db_sql[] = "SELECT EXISTS (SELECT 1 FROM pg_database WHERE datname = $1)"
+				     " AND has_database_privilege($1, 'CONNECT')";
+	const char *params[] = {name};
+	struct pg pg = {0};
+	te_autopgres PGresult *r = NULL;
+	char m[512];
+	int rc = 0;
+
+	*allowed = false;
+	if (pg_connect(&pg, url, NULL, err) < 0) {
+		pg_release(&pg);
+		return -1;
+	}
+	r = PQexecParams(pg.c, strcmp(kind, "postgres-database") == 0 ? db_sql : schema_sql, 1, NULL, params,
+			 NULL, NULL, 0);
+	if (PQresultStatus(r) != PGRES_TUPLES_OK)
+		rc = te_err_set(err, TE_E_FAIL, "postgres server %s: %s", pg.where,
+				pq_msg(PQresultErrorMessage(r), m, sizeof(m)));
+	else
+		*allowed = strcmp(PQgetvalue(r, 0, 0), "t") == 0;
+	pg_release(&pg);
+	return rc;
+}

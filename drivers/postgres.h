@@ -39,4 +39,13 @@
 
 extern const struct drv_ops drv_postgres;
 
+/* The cross-task probe of `taskenv verify`: connect with URL (one task's
+ * own credentials) and ask the server what that role may do to another
+ * task's object NAME: KIND "postgres-schema" checks USAGE or CREATE on the
+ * schema, "postgres-database" CONNECT on the database (has_*_privilege).
+ * *allowed is false too when no such object exists on that server.
+ * -1 with TE_E_FAIL (naming the server, never the password) when the
+ * connection or the query fails. */
+int drv_pg_may_use(const char *url, const char *kind, const char *name, bool *allowed, struct te_err *err);
+
 #endif

@@ -187,6 +187,16 @@ static void env_lines(const char *key, const cJSON *v, char ***lines)
 	}
 }
 
+cJSON *svc_driver_describe(struct ledger *l, const char *task, const char *kind, const char *key,
+			   struct te_err *err)
+{
+	const struct drv_ops *ops = drv_for_kind(kind);
+
+	if (!ops)
+		return te_err_set(err, TE_E_FAIL, "no driver for kind '%s'", kind), NULL;
+	return describe_key(l, task, ops, key, NULL, NULL, err);
+}
+
 int svc_drivers_env(struct ledger *l, const char *task, char ***lines, struct te_err *err)
 {
 	struct state_resource *rows = NULL;

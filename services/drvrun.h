@@ -46,4 +46,10 @@ int svc_driver_down(struct ledger *l, const struct state_resource *r, enum drv_r
  * provisioned resource (KEY, FIELD upper-cased), appended to *LINES. */
 int svc_drivers_env(struct ledger *l, const char *task, char ***lines, struct te_err *err);
 
+/* The host-side values (url, user, ...) of TASK's resource KEY whose
+ * primary ledger row has kind KIND, as `taskenv env` prints them; owned
+ * cJSON object, or NULL with *err set. Holds the task's password: never print. */
+struct cJSON *svc_driver_describe(struct ledger *l, const char *task, const char *kind, const char *key,
+				  struct te_err *err);
+
 #endif

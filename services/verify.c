@@ -1,4 +1,6 @@
 #include "services/verify.h"
+#include "services/drvrun.h"
+#include "drivers/postgres.h"
 #include "services/contract.h"
 #include "services/snapshot.h"
 #include "engine/engine.h"
@@ -407,15 +409,86 @@ static void check_egress(struct verify *v)
  * task's resources of that driver and expects a rejection ("credentials"
  * check, one line per pair). Until drivers are present there is nothing to
  * probe, and the line says so. */
-static void check_credentials(struct verify *v)
+static bool cross_kind(const char *kind)
 {
-	size_t n = 0;
+	return strcmp(kind, "postgres-schema") == 0 || strcmp(kind, "postgres-database") == 0;
+}
 
-	for (size_t i = 0; i < v->s.n_res; i++)
-		n += strcmp(v->s.res[i].kind, "container") != 0 && strcmp(v->s.res[i].kind, "network") != 0 &&
-		     strcmp(v->s.res[i].kind, "volume") != 0;
-	result(v, "credentials", v->s.task, SVC_VERIFY_NV,
-	       "%zu driver resource(s): no cross-task credential probe in this build", n);
+/* URL with this task's own credentials probing every schema and database
+ * another task of this ledger holds: any that it may use is a FAIL. */
+static void probe_others(struct verify *v, struct ledger *l, const char *key, const char *url)
+{
+	struct state_task *tasks = NULL;
+	struct te_err err = {0};
+	size_t nt = 0, checked = 0;
+	bool ok = true;
+
+	if (!url || state_task_list(l, &tasks, &nt, &err) < 0) {
+		result(v, "credentials", key, SVC_VERIFY_NV, "no url for the resource, or ledger: %s",
+		       err.msg);
+		return;
+	}
+	for (size_t t = 0; t < nt; t++) {
+		struct state_resource *rows = NULL;
+		size_t n = 0;
+
+		if (strcmp(tasks[t].name, v->s.task) == 0 ||
+		    state_resource_list(l, tasks[t].name, false, &rows, &n, &err) < 0)
+			continue;
+		for (size_t i = 0; i < n; i++) {
+			bool allowed = false;
+
+			if (!cross_kind(rows[i].kind))
+				continue;
+			if (drv_pg_may_use(url, rows[i].kind, rows[i].name, &allowed, &err) < 0) {
+				result(v, "credentials", key, SVC_VERIFY_NV, "%s", err.msg);
+				continue;
+			}
+			checked++;
+			if (allowed) {
+				ok = false;
+				result(v, "credentials", key, SVC_VERIFY_FAIL,
+				       "task '%s' may use %s '%s' of task '%s'", v->s.task, rows[i].kind,
+				       rows[i].name, tasks[t].name);
+			}
+		}
+		state_resources_free(rows, n);
+	}
+	state_tasks_free(tasks, nt);
+	if (ok)
+		result(v, "credentials", key, SVC_VERIFY_PASS,
+		       "rejected by %zu schema/database object(s) of other tasks (has_*_privilege as the "
+		       "task's role)",
+		       checked);
+}
+
+/* Each postgres resource of the task, probed with its own credentials.
+ * RabbitMQ users carry no management tag and s3rver has one identity for
+ * everyone, so those are reported as not verifiable from here. */
+static void check_credentials(struct verify *v, struct ledger *l)
+{
+	size_t other = 0;
+
+	for (size_t i = 0; i < v->s.n_res; i++) {
+		const struct state_resource *r = &v->s.res[i];
+		struct te_err err = {0};
+		te_autojson cJSON *d = NULL;
+
+		if (strcmp(r->kind, "postgres-role") != 0) {
+			other += strncmp(r->kind, "rabbitmq-", 9) == 0 || strncmp(r->kind, "s3-", 3) == 0;
+			continue;
+		}
+		d = svc_driver_describe(l, v->s.task, r->kind, r->service, &err);
+		if (!d) {
+			result(v, "credentials", r->service, SVC_VERIFY_NV, "%s", err.msg);
+			continue;
+		}
+		probe_others(v, l, r->service, cJSON_GetStringValue(cJSON_GetObjectItem(d, "url")));
+	}
+	if (other)
+		result(v, "credentials", v->s.task, SVC_VERIFY_NV,
+		       "%zu rabbitmq/s3 object(s): no cross-task probe from the host for these drivers",
+		       other);
 }
 
 int svc_verify(struct engine *e, struct ledger *l, const char *task, cJSON **out, int *failed,
@@ -433,7 +506,7 @@ int svc_verify(struct engine *e, struct ledger *l, const char *task, cJSON **out
 		check_mounts(&v);
 		if (check_inside(&v, err) == 0) {
 			check_egress(&v);
-			check_credentials(&v);
+			check_credentials(&v, l);
 			rc = 0;
 		}
 	}

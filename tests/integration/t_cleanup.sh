@@ -1,5 +1,7 @@
 # Issue 6: crash-proof cleanup, leases, gc, retention, many tasks at once.
 # shellcheck shell=bash
+# SOCK is exported by tests/integration/run.sh.
+# shellcheck disable=SC2153
 
 MATRIX_FILE="$TE_ROOT/tests/data/compose/matrix/compose.yaml"
 PAIR_FILE="$TE_ROOT/tests/data/compose/pair/compose.yaml"
@@ -213,6 +215,7 @@ test_retention() {
 # Many tasks at once: distinct ports and subnets, all reachable, all gone after.
 scale_tasks() {
 	local n=$1 par=$2 i ports subnets code
+	# shellcheck disable=SC2016 # the quoted script is expanded by the sh that xargs runs
 	seq 1 "$n" | xargs -P "$par" -I{} sh -c \
 		'"$TASKENV" up -f "$0" -t sc-{} >"$1/sc-{}.log" 2>&1 || { echo "up sc-{} failed"; cat "$1/sc-{}.log"; }' \
 		"$PAIR_FILE" "$WORK" >"$WORK/scale-up.log"
@@ -242,6 +245,7 @@ test_scale_16() {
 # the service (conmon), so they are still running after the restart.
 test_engine_restart() {
 	local dir=$WORK/engine pid before verb rc out want=running
+	# shellcheck source=scripts/engine.sh
 	# shellcheck source=scripts/engine.sh
 	. "$TE_ROOT/scripts/engine.sh"
 	te up -f "$PAIR_FILE" -t rs1 >/dev/null 2>&1

@@ -2,6 +2,9 @@
 # PostgreSQL 15 started privately under $WORK/servers (once per run.sh
 # invocation, on the first driver test; run.sh stops it by pid).
 # shellcheck shell=bash
+# The ${VAR} in single quotes are for taskenv to interpolate, not bash (SC2016);
+# sed on one value reads more plainly here than parameter expansion (SC2001).
+# shellcheck disable=SC2016,SC2001
 
 # Start the servers once; export PG_ADMIN_URL etc. into the caller.
 # RabbitMQ (~10-15 s to start) only when a test asks for it: drv_servers rabbitmq.
@@ -438,4 +441,23 @@ YAML
 		}
 	done
 	assert_eq "$(pg_traces vgd)$(rmq_traces vgd)$(s3_traces vgd)" "000"
+}
+
+# Issue 5, acceptance 2: `verify` probes each task's Postgres credentials
+# against every other task's schema; a grant made by hand across tasks fails it.
+test_verify_catches_cross_task_grant() {
+	drv_servers
+	local dir out rc=0
+	dir=$(drv_project '{driver: postgres, server: "${PG_ADMIN_URL}", isolation: schema}')
+	(cd "$dir" && te up -t vx-a && te up -t vx-b) >/dev/null 2>&1 || fail "up"
+	out=$(te verify -t vx-a 2>&1) || fail "verify fails before any grant: $out"
+	assert_contains "$out" "PASS"
+	assert_contains "$out" "rejected by 1 schema/database object(s) of other tasks"
+	psql -X -q "$PG_ADMIN_URL" -c 'GRANT USAGE ON SCHEMA "te_vx-b_db" TO "te_vx-a_db"'
+	out=$(te verify -t vx-a 2>&1) || rc=$?
+	assert_eq "$rc" "1" "(verify after a cross-task grant: $out)"
+	assert_contains "$out" "task 'vx-a' may use postgres-schema 'te_vx-b_db' of task 'vx-b'"
+	te down -t vx-a --timeout 1 >/dev/null
+	te down -t vx-b --timeout 1 >/dev/null
+	assert_eq "$(pg_traces vx-a)$(pg_traces vx-b)" "00"
 }
