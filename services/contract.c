@@ -418,6 +418,67 @@ static cJSON *limits_json(const char *name, const cJSON *hc)
 	return o;
 }
 
+/* Driver rows: everything that is not an engine object. */
+static bool driver_row(const struct state_resource *r)
+{
+	return strcmp(r->kind, "container") != 0 && strcmp(r->kind, "network") != 0 &&
+	       strcmp(r->kind, "volume") != 0 && strcmp(r->kind, "image") != 0;
+}
+
+/* The task-scoped server objects (schema, database, vhost, bucket, ...), by
+ * the ledger: {"resource", "kind", "name", "state"}. */
+static cJSON *services_json(const struct svc_snapshot *s)
+{
+	cJSON *a = cJSON_CreateArray();
+
+	for (size_t i = 0; i < s->n_res; i++) {
+		const struct state_resource *r = &s->res[i];
+		cJSON *o;
+
+		if (!driver_row(r) || strcmp(r->kind, "postgres-role") == 0 ||
+		    strcmp(r->kind, "rabbitmq-user") == 0)
+			continue;
+		o = cJSON_CreateObject();
+		cJSON_AddStringToObject(o, "resource", r->service ? r->service : "");
+		cJSON_AddStringToObject(o, "kind", r->kind);
+		cJSON_AddStringToObject(o, "name", r->name);
+		cJSON_AddStringToObject(o, "state", r->state);
+		cJSON_AddItemToArray(a, o);
+	}
+	return a;
+}
+
+/* The task's own credentials by scope, never their secrets: a Postgres role
+ * or RabbitMQ user and the objects of the same resource it is scoped to;
+ * S3 emulators with one identity say so. */
+static cJSON *credentials_json(const struct svc_snapshot *s)
+{
+	cJSON *a = cJSON_CreateArray();
+
+	for (size_t i = 0; i < s->n_res; i++) {
+		const struct state_resource *r = &s->res[i];
+		bool user = strcmp(r->kind, "postgres-role") == 0 || strcmp(r->kind, "rabbitmq-user") == 0;
+		cJSON *o, *scope;
+
+		if (!user && strcmp(r->kind, "s3-bucket") != 0)
+			continue;
+		o = cJSON_CreateObject();
+		cJSON_AddStringToObject(o, "service", r->service ? r->service : "");
+		cJSON_AddStringToObject(o, "username",
+					user ? r->name : "shared (one identity on this emulator)");
+		scope = cJSON_AddArrayToObject(o, "scope");
+		for (size_t j = 0; j < s->n_res; j++)
+			if (j != i && driver_row(&s->res[j]) && r->service && s->res[j].service &&
+			    strcmp(s->res[j].service, r->service) == 0 &&
+			    strcmp(s->res[j].kind, r->kind) != 0)
+				cJSON_AddItemToArray(scope, cJSON_CreateString(s->res[j].name));
+		if (!user)
+			cJSON_AddItemToArray(scope, cJSON_CreateString(r->name));
+		cJSON_AddItemToArray(a, o);
+	}
+	return a;
+}
+
 static cJSON *environment_json(const struct svc_snapshot *s, const cJSON *networks)
 {
 	cJSON *o = cJSON_CreateObject(), *images = cJSON_CreateArray(), *limits = cJSON_CreateArray();
@@ -448,8 +509,7 @@ static cJSON *environment_json(const struct svc_snapshot *s, const cJSON *networ
 	cJSON_AddItemToObject(o, "images", images);
 	cJSON_AddItemToObject(o, "limits", limits);
 	cJSON_AddItemToObject(o, "egress", egress);
-	/* Filled by the drivers (Postgres database, RabbitMQ vhost, S3 bucket). */
-	cJSON_AddItemToObject(o, "services", cJSON_CreateArray());
+	cJSON_AddItemToObject(o, "services", services_json(s));
 	cJSON_AddStringToObject(o, "evidence",
 				"GET /containers/{id}/json .HostConfig, .Image; "
 				"GET /images/{id}/json .RepoDigests; GET /networks/{id} .Internal");
@@ -515,8 +575,7 @@ static cJSON *identity_json(const struct svc_snapshot *s, struct ledger *l)
 			    users, user_json(row_of(s, c)->name, insp, cJSON_GetObjectItem(c, "image")));
 	}
 	cJSON_AddItemToObject(o, "users", users);
-	/* Filled by the drivers: {"service","scope","username"}; never secrets. */
-	cJSON_AddItemToObject(o, "credentials", cJSON_CreateArray());
+	cJSON_AddItemToObject(o, "credentials", credentials_json(s));
 	/* What the Compose file was allowed beyond the defaults. */
 	cJSON_AddItemToObject(o, "policy_exceptions", policy_exceptions(l, s->task));
 	cJSON_AddStringToObject(o, "evidence",

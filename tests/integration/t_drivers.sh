@@ -453,6 +453,13 @@ test_verify_catches_cross_task_grant() {
 	out=$(te verify -t vx-a 2>&1) || fail "verify fails before any grant: $out"
 	assert_contains "$out" "PASS"
 	assert_contains "$out" "rejected by 1 schema/database object(s) of other tasks"
+	# The contract names the task's credentials by scope (never the password) and its services.
+	out=$(te contract -t vx-a --format json)
+	assert_eq "$(jq -r '.identity.credentials[0] | "\(.service) \(.username) \(.scope | join(","))"' <<<"$out")" \
+		"db te_vx-a_db te_vx-a_db"
+	assert_eq "$(jq -r '.environment.services[] | "\(.resource) \(.kind) \(.name)"' <<<"$out")" \
+		"db postgres-schema te_vx-a_db"
+	assert_not_contains "$out" "$(te env -t vx-a | sed -n 's/^TASKENV_DB_PASSWORD=//p')"
 	psql -X -q "$PG_ADMIN_URL" -c 'GRANT USAGE ON SCHEMA "te_vx-b_db" TO "te_vx-a_db"'
 	out=$(te verify -t vx-a 2>&1) || rc=$?
 	assert_eq "$rc" "1" "(verify after a cross-task grant: $out)"
