@@ -19,11 +19,13 @@ struct up_opts {
 	struct cmd_compose compose;
 	const char *task; /* borrowed from argv */
 	bool wait;
+	bool build;
 };
 
 static void up_help(void)
 {
-	printf("usage: taskenv up [-f FILE]... [-t TASK] [--profile NAME]... [--allow NAME]... [--wait]\n\n"
+	printf("usage: taskenv up [-f FILE]... [-t TASK] [--profile NAME]... [--allow NAME]... [--wait]\n"
+	       "                  [--build]\n\n"
 	       "Check the Compose file against the policy (as 'taskenv check' does) and refuse\n"
 	       "before creating anything when it finds something; then create the task's\n"
 	       "network(s), volumes and containers (in depends_on order, waiting for\n"
@@ -41,7 +43,10 @@ static void up_help(void)
 	       "                      $COMPOSE_PROFILES)\n"
 	       "  --allow NAME        grant a policy exception (repeatable, comma-separated;\n"
 	       "                      see 'taskenv check --help'); recorded in the ledger\n"
-	       "  --wait              return only when every service with a healthcheck is healthy\n\n"
+	       "  --wait              return only when every service with a healthcheck is healthy\n"
+	       "  --build             build every service with build: first (else a service's\n"
+	       "                      image is built only when missing, or with pull_policy: build;\n"
+	       "                      built images are \"<task>-<service>\" unless image: names them)\n\n"
 	       "Limits applied when the file is silent: TASKENV_DEFAULT_MEMORY (2g),\n"
 	       "TASKENV_DEFAULT_CPUS (2), TASKENV_DEFAULT_PIDS (1024), no-new-privileges:true\n"
 	       "(TASKENV_NO_NEW_PRIVILEGES=0 turns it off); 0 turns a limit off. Waits are\n"
@@ -51,13 +56,10 @@ static void up_help(void)
 static int parse(struct up_opts *o, int argc, char **argv)
 {
 	static const struct option opts[] = {
-	    {"file", required_argument, NULL, 'f'},
-	    {"task", required_argument, NULL, 't'},
-	    {"profile", required_argument, NULL, 'P'},
-	    {"allow", required_argument, NULL, 'A'},
-	    {"wait", no_argument, NULL, 'w'},
-	    {"help", no_argument, NULL, 'h'},
-	    {NULL, 0, NULL, 0},
+	    {"file", required_argument, NULL, 'f'},    {"task", required_argument, NULL, 't'},
+	    {"profile", required_argument, NULL, 'P'}, {"allow", required_argument, NULL, 'A'},
+	    {"wait", no_argument, NULL, 'w'},	       {"build", no_argument, NULL, 'B'},
+	    {"help", no_argument, NULL, 'h'},	       {NULL, 0, NULL, 0},
 	};
 	int c;
 
@@ -67,6 +69,7 @@ static int parse(struct up_opts *o, int argc, char **argv)
 		switch (c) {
 		case 't': o->task = optarg; break;
 		case 'w': o->wait = true; break;
+		case 'B': o->build = true; break;
 		case 'h': up_help(); return 1;
 		default: return -1;
 		}
@@ -124,6 +127,7 @@ static int prepare(struct up_opts *o, struct svc_project *project, struct svc_up
 	uo->progress = cmd_progress;
 	uo->allow = o->compose.allow;
 	uo->wait = o->wait;
+	uo->build = o->build;
 	return 0;
 }
 

@@ -4,6 +4,8 @@
 #include "services/plan.h"
 #include "services/health.h"
 #include "services/policy.h"
+#include "services/build.h"
+#include "services/files.h"
 #include "engine/engine.h"
 #include "engine/connect.h"
 #include "state/ledger.h"
@@ -29,6 +31,7 @@ struct up {
 	struct svc_plan *plan;
 	const struct svc_up_opts *opts;
 	int **host_ports; /* per planned container, per service port */
+	bool *need_build; /* per planned container */
 };
 
 static void step(const struct up *u, const char *kind, const char *name, const char *what)
@@ -95,23 +98,139 @@ static int not_ours(struct up *u, long long row, const char *kind, const char *n
 			  kind, name, task);
 }
 
+/* Engines and Compose spell some architectures differently. */
+static const char *arch_alias(const char *a)
+{
+	if (strcmp(a, "x86_64") == 0 || strcmp(a, "x86-64") == 0)
+		return "amd64";
+	if (strcmp(a, "aarch64") == 0)
+		return "arm64";
+	return a;
+}
+
+/* platform: "os/arch[/variant]" must be what the engine runs: taskenv does
+ * not set up emulation. */
+static int check_platform(struct up *u, const struct svc_service *s, struct te_err *err)
+{
+	te_autojson cJSON *ver = NULL;
+	te_autofree char *want = NULL;
+	const char *os, *arch;
+	char *slash, *arch_w;
+
+	if (!s->platform)
+		return 0;
+	if (engine_call(u->e, "GET", "/version", NULL, NULL, &ver, err) < 0)
+		return te_err_prefix(err, "service '%s': platform: ", s->name);
+	os = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(ver, "Os"));
+	arch = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(ver, "Arch"));
+	want = xstrdup(s->platform);
+	slash = strchr(want, '/');
+	arch_w = slash ? slash + 1 : NULL;
+	if (slash)
+		*slash = '\0';
+	if (arch_w && strchr(arch_w, '/'))
+		*strchr(arch_w, '/') = '\0';
+	if (os && arch && strcmp(want, os) == 0 &&
+	    (!arch_w || strcmp(arch_alias(arch_w), arch_alias(arch)) == 0))
+		return 0;
+	return te_err_set(
+	    err, TE_E_USAGE,
+	    "service '%s': platform '%s' cannot run on this engine, which runs %s/%s (taskenv does "
+	    "not set up emulation); remove platform: or use an engine of that platform",
+	    s->name, s->platform, os ? os : "?", arch ? arch : "?");
+}
+
+/* Build when asked (up --build, pull_policy: build) or when the image is
+ * missing; an image that is present is used as it is, as Compose does. */
+static int check_image(struct up *u, size_t i, struct te_err *err)
+{
+	const struct svc_plan_container *c = &u->plan->containers[i];
+	const struct svc_service *s = c->svc;
+	te_autojson cJSON *img = NULL;
+	bool forced =
+	    c->build && (u->opts->build || (s->pull_policy && strcmp(s->pull_policy, "build") == 0));
+
+	if (check_platform(u, s, err) < 0)
+		return -1;
+	if (!forced && engine_image_inspect(u->e, c->image, &img, err) == 0)
+		return 0;
+	if (!forced && err->code != TE_E_NOTFOUND)
+		return te_err_prefix(err, "service '%s': ", s->name);
+	if (c->build) {
+		u->need_build[i] = true;
+		return 0;
+	}
+	step(u, "image", c->image, "pulling");
+	if (engine_image_pull(u->e, c->image, err) < 0)
+		return te_err_prefix(err, "service '%s': image '%s' is not present and could not be pulled: ",
+				     s->name, c->image);
+	step(u, "image", c->image, "pulled");
+	return 0;
+}
+
 static int check_images(struct up *u, struct te_err *err)
 {
-	for (size_t i = 0; i < u->plan->n_containers; i++) {
-		const struct svc_service *s = u->plan->containers[i].svc;
-		te_autojson cJSON *img = NULL;
+	u->need_build = xcalloc(u->plan->n_containers + 1, sizeof(bool));
+	for (size_t i = 0; i < u->plan->n_containers; i++)
+		if (check_image(u, i, err) < 0)
+			return -1;
+	return 0;
+}
 
-		if (engine_image_inspect(u->e, s->image, &img, err) == 0)
-			continue;
-		if (err->code != TE_E_NOTFOUND)
-			return te_err_prefix(err, "service '%s': ", s->name);
-		step(u, "image", s->image, "pulling");
-		if (engine_image_pull(u->e, s->image, err) < 0)
-			return te_err_prefix(
-			    err, "service '%s': image '%s' is not present and could not be pulled: ", s->name,
-			    s->image);
-		step(u, "image", s->image, "pulled");
+/* The task's active image row for NAME, if any. */
+static long long image_row(struct up *u, const char *name, struct te_err *err)
+{
+	struct state_resource *rows = NULL;
+	size_t n = 0;
+	long long id = 0;
+
+	if (state_resource_list(u->l, u->plan->task, false, &rows, &n, err) < 0)
+		return -1;
+	for (size_t i = 0; i < n && !id; i++)
+		if (strcmp(rows[i].kind, "image") == 0 && strcmp(rows[i].name, name) == 0)
+			id = rows[i].id;
+	state_resources_free(rows, n);
+	return id;
+}
+
+/* Record, build, record the image id. An image: name another task already
+ * holds is built but not claimed (the tag is shared; its owner removes it). */
+static int build_one(struct up *u, const struct svc_plan_container *c, struct te_err *err)
+{
+	long long row = image_row(u, c->image, err);
+	bool fresh = row == 0;
+	te_autojson cJSON *img = NULL;
+	const char *id;
+
+	if (row < 0)
+		return -1;
+	if (fresh &&
+	    state_resource_intend(u->l, u->plan->task, "image", c->image, c->svc->name, &row, err) < 0) {
+		if (err->code != TE_E_CONFLICT)
+			return -1;
+		row = 0;
+		fresh = false;
 	}
+	step(u, "image", c->image, "building");
+	if (svc_build_image(u->e, u->plan, c, u->opts->progress, u->opts->progress_ctx, err) < 0) {
+		struct te_err ignored;
+
+		if (fresh)
+			state_resource_set_state(u->l, row, STATE_REMOVED, &ignored);
+		return -1;
+	}
+	if (engine_image_inspect(u->e, c->image, &img, err) < 0)
+		return te_err_prefix(err, "service '%s': built image '%s': ", c->svc->name, c->image);
+	id = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(img, "Id"));
+	step(u, "image", c->image, "built");
+	return row ? state_resource_created(u->l, row, id ? id : c->image, err) : 0;
+}
+
+static int build_all(struct up *u, struct te_err *err)
+{
+	for (size_t i = 0; i < u->plan->n_containers; i++)
+		if (u->need_build[i] && build_one(u, &u->plan->containers[i], err) < 0)
+			return -1;
 	return 0;
 }
 
@@ -330,7 +449,8 @@ static void forget_if_empty(struct up *u)
 	if (n)
 		return;
 	state_port_release_task(u->l, u->plan->task, &ignored);
-	state_task_delete(u->l, u->plan->task, &ignored);
+	if (state_task_delete(u->l, u->plan->task, &ignored) == 0 && u->plan->files_dir)
+		svc_files_remove(u->plan->files_dir, &ignored);
 }
 
 static void up_release(struct up *u)
@@ -338,6 +458,7 @@ static void up_release(struct up *u)
 	for (size_t i = 0; u->host_ports && i < u->plan->n_containers; i++)
 		free(u->host_ports[i]);
 	free(u->host_ports);
+	free(u->need_build);
 	svc_plan_free(u->plan);
 }
 
@@ -385,7 +506,8 @@ static int up_run(struct up *u, const struct svc_project *project, struct te_err
 		return -1;
 	if (record_allow(u, project, err) < 0)
 		return -1;
-	if (reserve_ports(u, err) < 0 || create_all(u, err) < 0) {
+	if (build_all(u, err) < 0 || svc_files_write(u->plan, err) < 0 || reserve_ports(u, err) < 0 ||
+	    create_all(u, err) < 0) {
 		struct te_err ignored;
 
 		forget_if_empty(u);
@@ -399,7 +521,7 @@ static int up_run(struct up *u, const struct svc_project *project, struct te_err
 int svc_up(struct engine *e, struct ledger *l, const struct svc_project *project, const char *task,
 	   const struct svc_up_opts *opts, struct te_err *err)
 {
-	struct up u = {e, l, NULL, opts, NULL};
+	struct up u = {e, l, NULL, opts, NULL, NULL};
 	int rc;
 
 	if (policy_gate(project, opts, err) < 0)
@@ -407,6 +529,7 @@ int svc_up(struct engine *e, struct ledger *l, const struct svc_project *project
 	u.plan = svc_plan_build(project, task, state_ledger_id(l), err);
 	if (!u.plan)
 		return -1;
+	u.plan->files_dir = svc_files_dir(l, task);
 	rc = up_run(&u, project, err);
 	up_release(&u);
 	return rc;
