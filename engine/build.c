@@ -97,7 +97,12 @@ static void on_message(struct bstream *bs, const cJSON *obj)
 	if (!m)
 		m = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(obj, "error"));
 	if ((m || detail) && !bs->failed) {
+		size_t n;
+
 		snprintf(bs->msg, sizeof(bs->msg), "%s", m ? m : "the engine reported an error");
+		n = strlen(bs->msg);
+		while (n && (bs->msg[n - 1] == '\n' || bs->msg[n - 1] == '\r'))
+			bs->msg[--n] = '\0';
 		bs->failed = true;
 	}
 }
@@ -164,8 +169,12 @@ static int build_http_error(long status, const struct te_buf *body, struct te_er
 
 static int build_failed(const struct bstream *bs, struct te_err *err)
 {
-	te_err_set(err, TE_E_ENGINE, "build failed: %s%s%s%s%s", bs->msg, bs->step[0] ? "\n  at " : "",
-		   bs->step, bs->tail_len ? "\n  output:\n" : "", bs->tail);
+	size_t n = bs->tail_len;
+
+	while (n && bs->tail[n - 1] == '\n')
+		n--;
+	te_err_set(err, TE_E_ENGINE, "build failed: %s%s%s%s%.*s", bs->msg, bs->step[0] ? "\n  at " : "",
+		   bs->step, n ? "\n  output:\n" : "", (int)n, bs->tail);
 	err->http_status = 200;
 	return -1;
 }

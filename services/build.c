@@ -86,6 +86,12 @@ char *svc_build_query(struct engine *e, const struct svc_plan *plan, const struc
 	if (b->pull == 1)
 		te_buf_adds(&q, "&pull=1");
 	te_buf_adds(&q, "&rm=1&forcerm=1");
+	/* Podman's /build (buildah) commits every step as an image carrying the
+	 * labels= of the final one, so a task's labels would be left on untagged
+	 * layer images (and a failed build would leave them behind). Without
+	 * layers it commits only the result; the price is no layer cache. */
+	if (strcmp(engine_flavor(e), "podman") == 0)
+		te_buf_adds(&q, "&layers=0");
 	return te_buf_detach(&q);
 }
 

@@ -198,6 +198,7 @@ enum svc_key {
 	SVC_K_CAP_ADD,
 	SVC_K_SECURITY_OPT,
 	SVC_K_CGROUP,
+	SVC_K_MAC_ADDRESS,
 	SVC_K_MAX = 16
 };
 

@@ -1677,7 +1677,7 @@ static const struct field service_fields[] = {
     FFN("configs", f_configs),
     FFN("ulimits", f_ulimits),
     FLD("runtime", F_STR, runtime, -1),
-    FLD("mac_address", F_STR, mac_address, -1),
+    FLD("mac_address", F_STR, mac_address, SVC_K_MAC_ADDRESS),
 };
 
 /* Compose keys taskenv accepts but does not act on: a warning says so. */
