@@ -463,8 +463,44 @@ static bool decl_has(const struct svc_file_decl *d, size_t n, const char *key)
 	return false;
 }
 
+static const struct svc_file_decl *decl_of(const struct svc_file_decl *d, size_t n, const char *key)
+{
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(d[i].key, key) == 0)
+			return &d[i];
+	return NULL;
+}
+
+/* Outside Swarm, Compose bind-mounts file sources: uid, gid and mode cannot
+ * apply (docs: "not implemented ... when the source is a file"). taskenv
+ * writes environment/content sources itself and applies mode, but cannot
+ * chown them. Say so rather than drop them silently. */
+static void warn_ignored_attrs(struct svc_project *p, const struct svc_file_ref *r, size_t n, bool secret)
+{
+	for (size_t i = 0; i < n; i++) {
+		const struct svc_file_decl *d = secret ? decl_of(p->secrets, p->n_secrets, r[i].source)
+						       : decl_of(p->configs, p->n_configs, r[i].source);
+		bool file = d && d->kind == SVC_FILE_FILE;
+
+		if (!d || !(r[i].uid || r[i].gid || (file && r[i].mode >= 0)))
+			continue;
+		p->warnings = te_strv_push(
+		    p->warnings,
+		    xasprintf(
+			"%s:%d:%d: %s '%s': %s ignored: %s", r[i].loc.file, r[i].loc.line, r[i].loc.col,
+			secret ? "secret" : "config", r[i].source,
+			file ? "uid, gid and mode are" : "uid and gid are",
+			file
+			    ? "a file source is bind-mounted with the host file's owner and mode, as Compose "
+			      "does outside Swarm"
+			    : "taskenv writes the file as the invoking user and cannot change its owner"));
+	}
+}
+
 static int check_file_refs(struct svc_project *p, struct svc_service *s, struct te_err *err)
 {
+	warn_ignored_attrs(p, s->secrets, s->n_secrets, true);
+	warn_ignored_attrs(p, s->configs, s->n_configs, false);
 	for (size_t i = 0; i < s->n_secrets; i++)
 		if (!decl_has(p->secrets, p->n_secrets, s->secrets[i].source))
 			return loc_err(&s->secrets[i].loc, err,
