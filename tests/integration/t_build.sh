@@ -166,3 +166,48 @@ test_secret_env_missing() {
 	assert_eq "$(count_task_objects secmiss)" "0"
 	assert_eq "$(te ps --json | jq '[.[] | select(.task == "secmiss")] | length')" "0"
 }
+
+# The rest: keys passed to the engine, and platform checked against it.
+test_compose_rest_keys() {
+	local dir out c
+	dir=$(mktemp -d "$WORK/rest.XXXX")
+	cat >"$dir/compose.yaml" <<'YAML'
+version: "3.8"
+name: some-project
+services:
+  app:
+    image: taskenv-test/busybox:1
+    command: ["sh", "-c", "trap 'exit 0' TERM; while :; do sleep 1; done"]
+    hostname: app-host
+    domainname: example.internal
+    expose: ["8080"]
+    sysctls:
+      net.core.somaxconn: 1024
+    # nproc too: Podman (4.3, here) given only nofile tries to set nproc to
+    # the host's limits and fails without CAP_SYS_RESOURCE.
+    ulimits:
+      nofile: {soft: 1000, hard: 1500}
+      nproc: 2000
+    tty: true
+    stdin_open: true
+    stop_grace_period: 1s
+YAML
+	out=$(te up -t rest -f "$dir/compose.yaml" 2>&1) || { echo "$out" >&2; fail "up rest"; }
+	assert_contains "$out" "version is obsolete"
+	c=$(api GET /containers/rest-app-1/json)
+	assert_eq "$(jq -r .Config.Hostname <<<"$c")" "app-host"
+	assert_eq "$(jq -r .Config.Domainname <<<"$c")" "example.internal"
+	assert_eq "$(jq -r '.Config.ExposedPorts | has("8080/tcp")' <<<"$c")" "true"
+	assert_eq "$(jq -r '.HostConfig.Sysctls["net.core.somaxconn"]' <<<"$c")" "1024"
+	assert_eq "$(jq -c '[.HostConfig.Ulimits[] | select(.Name == "nofile") | .Soft, .Hard]' <<<"$c")" "[1000,1500]"
+	assert_eq "$(jq -r '.Config.Tty, .Config.OpenStdin' <<<"$c" | tr '\n' ' ')" "true true "
+	# name: is recorded, the task name names the resources
+	[ "$(api GET /containers/some-project-app-1/json | jq -r '.Id // "absent"')" = absent ] || fail "name: named a container"
+	te down -t rest --timeout 2 >/dev/null
+	sed -i 's/^    hostname: app-host/    platform: linux\/s390x/' "$dir/compose.yaml"
+	if [ "$(uname -m)" != s390x ]; then
+		if out=$(te up -t rest2 -f "$dir/compose.yaml" 2>&1); then fail "platform linux/s390x ran"; fi
+		assert_contains "$out" "platform 'linux/s390x' cannot run on this engine"
+		assert_eq "$(count_task_objects rest2)" "0"
+	fi
+}
