@@ -152,6 +152,11 @@ static int check_image(struct up *u, size_t i, struct te_err *err)
 
 	if (check_platform(u, s, err) < 0)
 		return -1;
+	/* Podman's compat API takes Config.Domainname and drops it (4.3), and
+	 * refuses the kernel.domainname sysctl: say so rather than be silent. */
+	if (s->domainname && strcmp(engine_flavor(u->e), "podman") == 0)
+		step(u, "service", s->name,
+		     "warning: domainname is not applied by Podman's Docker-compatible API");
 	if (!forced && engine_image_inspect(u->e, c->image, &img, err) == 0)
 		return 0;
 	if (!forced && err->code != TE_E_NOTFOUND)
