@@ -56,6 +56,25 @@ static cJSON *labels_json(const struct svc_plan *plan, const struct svc_plan_con
 	return o;
 }
 
+/* dockerd reads extrahosts as a repeated parameter (r.Form), Podman's
+ * compat handler as one JSON array (and answers 400 to anything else). */
+static void add_extra_hosts(struct te_buf *q, struct engine *e, char *const *hosts)
+{
+	te_autojson cJSON *a = NULL;
+
+	if (!hosts || !hosts[0])
+		return;
+	if (strcmp(engine_flavor(e), "podman") != 0) {
+		for (size_t i = 0; hosts[i]; i++)
+			add_param(q, e, "extrahosts", hosts[i]);
+		return;
+	}
+	a = cJSON_CreateArray();
+	for (size_t i = 0; hosts[i]; i++)
+		cJSON_AddItemToArray(a, cJSON_CreateString(hosts[i]));
+	add_json_param(q, e, "extrahosts", a);
+}
+
 char *svc_build_query(struct engine *e, const struct svc_plan *plan, const struct svc_plan_container *c,
 		      const char *dockerfile)
 {
@@ -74,8 +93,7 @@ char *svc_build_query(struct engine *e, const struct svc_plan *plan, const struc
 		add_param(&q, e, "networkmode", b->network);
 	if (b->shm_size)
 		te_buf_addf(&q, "&shmsize=%lld", b->shm_size);
-	for (size_t i = 0; b->extra_hosts && b->extra_hosts[i]; i++)
-		add_param(&q, e, "extrahosts", b->extra_hosts[i]);
+	add_extra_hosts(&q, e, b->extra_hosts);
 	if (b->cache_from && b->cache_from[0]) {
 		te_autojson cJSON *cf = cJSON_CreateArray();
 

@@ -13,7 +13,8 @@ struct svc_plan_container;
 /* The query string of POST /build for C (escaped with E): t=<c->image>,
  * dockerfile=DOCKERFILE, buildargs= (JSON), target=, labels= (JSON: the
  * file's build.labels, then the task's labels, which win), networkmode=,
- * shmsize=, extrahosts= (one per host), cachefrom= (JSON), pull=1 when
+ * shmsize=, extrahosts= (one parameter per host for dockerd, a JSON array for
+ * Podman), cachefrom= (JSON), pull=1 when
  * build.pull is true, rm=1, forcerm=1. Owned. */
 char *svc_build_query(struct engine *e, const struct svc_plan *plan, const struct svc_plan_container *c,
 		      const char *dockerfile);
