@@ -160,9 +160,14 @@ static int build_http_error(long status, const struct te_buf *body, struct te_er
 
 	if (m)
 		te_err_set(err, code, "build: %s", m);
-	else
+	else if (body->len)
 		te_err_set(err, code, "build: engine answered HTTP %ld: %.*s", status,
-			   (int)(body->len > 300 ? 300 : body->len), body->len ? body->data : "");
+			   (int)(body->len > 300 ? 300 : body->len), body->data);
+	else /* Podman's 400s for a malformed parameter have no body */
+		te_err_set(err, code,
+			   "build: engine answered HTTP %ld with no message (a build option it "
+			   "does not accept?)",
+			   status);
 	err->http_status = (int)status;
 	return -1;
 }
