@@ -7,6 +7,7 @@
 #include "services/build.h"
 #include "services/files.h"
 #include "engine/engine.h"
+#include "engine/build.h"
 #include "engine/connect.h"
 #include "state/ledger.h"
 #include "common/err.h"
@@ -32,6 +33,7 @@ struct up {
 	const struct svc_up_opts *opts;
 	int **host_ports; /* per planned container, per service port */
 	bool *need_build; /* per planned container */
+	char **old_image; /* per planned container: image id a rebuild replaced, or NULL */
 };
 
 static void step(const struct up *u, const char *kind, const char *name, const char *what)
@@ -200,6 +202,19 @@ static long long image_row(struct up *u, const char *name, struct te_err *err)
 
 /* Record, build, record the image id. An image: name another task already
  * holds is built but not claimed (the tag is shared; its owner removes it). */
+/* The id C's tag points at before a rebuild, to replace what runs it. */
+static void remember_old_image(struct up *u, const struct svc_plan_container *c)
+{
+	te_autojson cJSON *img = NULL;
+	struct te_err ignored;
+	const char *id;
+
+	if (engine_image_inspect(u->e, c->image, &img, &ignored) < 0)
+		return;
+	id = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(img, "Id"));
+	u->old_image[c - u->plan->containers] = id ? xstrdup(id) : NULL;
+}
+
 static int build_one(struct up *u, const struct svc_plan_container *c, struct te_err *err)
 {
 	long long row = image_row(u, c->image, err);
@@ -209,6 +224,7 @@ static int build_one(struct up *u, const struct svc_plan_container *c, struct te
 
 	if (row < 0)
 		return -1;
+	remember_old_image(u, c);
 	if (fresh &&
 	    state_resource_intend(u->l, u->plan->task, "image", c->image, c->svc->name, &row, err) < 0) {
 		if (err->code != TE_E_CONFLICT)
@@ -228,11 +244,17 @@ static int build_one(struct up *u, const struct svc_plan_container *c, struct te
 		return te_err_prefix(err, "service '%s': built image '%s': ", c->svc->name, c->image);
 	id = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(img, "Id"));
 	step(u, "image", c->image, "built");
+	if (id && u->old_image[c - u->plan->containers] &&
+	    strcmp(id, u->old_image[c - u->plan->containers]) == 0) {
+		free(u->old_image[c - u->plan->containers]); /* the same image: nothing replaced */
+		u->old_image[c - u->plan->containers] = NULL;
+	}
 	return row ? state_resource_created(u->l, row, id ? id : c->image, err) : 0;
 }
 
 static int build_all(struct up *u, struct te_err *err)
 {
+	u->old_image = xcalloc(u->plan->n_containers + 1, sizeof(char *));
 	for (size_t i = 0; i < u->plan->n_containers; i++)
 		if (u->need_build[i] && build_one(u, &u->plan->containers[i], err) < 0)
 			return -1;
@@ -351,6 +373,47 @@ static int create_container(struct up *u, size_t idx, long long row, struct te_e
 	return 0;
 }
 
+/* The container runs an image a rebuild has just replaced (Compose
+ * recreates it then). */
+static bool image_replaced(const struct up *u, size_t idx, const cJSON *obj)
+{
+	const char *running = cJSON_GetStringValue(cJSON_GetObjectItem(obj, "Image"));
+	const char *old = u->old_image ? u->old_image[idx] : NULL;
+
+	return old && running && strcmp(running, old) == 0;
+}
+
+static int recreate_container(struct up *u, size_t idx, const char *id, long long row, struct te_err *err)
+{
+	const struct svc_plan_container *c = &u->plan->containers[idx];
+	int stop_s = c->svc->stop_grace_ns ? (int)((c->svc->stop_grace_ns + 999999999) / 1000000000) : 10;
+
+	if ((engine_container_stop(u->e, id, stop_s, err) < 0 && err->code != TE_E_NOTFOUND) ||
+	    (engine_container_remove(u->e, id, true, err) < 0 && err->code != TE_E_NOTFOUND))
+		return te_err_prefix(err, "service '%s': replace container '%s': ", c->svc->name, c->name);
+	step(u, "container", c->name, "removed (image rebuilt)");
+	return create_container(u, idx, row, err);
+}
+
+/* After a rebuild, the image it replaced is untagged: remove it when it is
+ * ours and nothing uses it any more (a failure leaves it, harmlessly). */
+static void drop_old_images(struct up *u)
+{
+	for (size_t i = 0; u->old_image && i < u->plan->n_containers; i++) {
+		te_autojson cJSON *img = NULL;
+		const cJSON *tags;
+		struct te_err ignored;
+
+		if (!u->old_image[i] || engine_image_inspect(u->e, u->old_image[i], &img, &ignored) < 0)
+			continue;
+		tags = cJSON_GetObjectItemCaseSensitive(img, "RepoTags");
+		if (!owned(u->plan, img) || cJSON_GetArraySize(tags) > 0)
+			continue;
+		if (engine_image_remove(u->e, u->old_image[i], false, &ignored) == 0)
+			step(u, "image", u->old_image[i], "removed (replaced by a rebuild)");
+	}
+}
+
 static int ensure_container(struct up *u, size_t idx, struct te_err *err)
 {
 	const struct svc_plan_container *c = &u->plan->containers[idx];
@@ -370,6 +433,8 @@ static int ensure_container(struct up *u, size_t idx, struct te_err *err)
 	id = cJSON_GetStringValue(cJSON_GetObjectItem(obj, "Id"));
 	if (state_resource_created(u->l, row, id, err) < 0)
 		return -1;
+	if (image_replaced(u, idx, obj))
+		return recreate_container(u, idx, id, row, err);
 	if (cJSON_IsTrue(cJSON_GetObjectItem(cJSON_GetObjectItem(obj, "State"), "Running"))) {
 		step(u, "container", c->name, "running");
 		return 0;
@@ -464,6 +529,9 @@ static void up_release(struct up *u)
 		free(u->host_ports[i]);
 	free(u->host_ports);
 	free(u->need_build);
+	for (size_t i = 0; u->old_image && i < u->plan->n_containers; i++)
+		free(u->old_image[i]);
+	free(u->old_image);
 	svc_plan_free(u->plan);
 }
 
@@ -519,6 +587,7 @@ static int up_run(struct up *u, const struct svc_project *project, struct te_err
 		state_task_set_status(u->l, task, "partial", &ignored);
 		return -1;
 	}
+	drop_old_images(u);
 	state_event_add(u->l, task, "up", "up complete", err);
 	return state_task_set_status(u->l, task, "up", err);
 }
@@ -526,7 +595,7 @@ static int up_run(struct up *u, const struct svc_project *project, struct te_err
 int svc_up(struct engine *e, struct ledger *l, const struct svc_project *project, const char *task,
 	   const struct svc_up_opts *opts, struct te_err *err)
 {
-	struct up u = {e, l, NULL, opts, NULL, NULL};
+	struct up u = {e, l, NULL, opts, NULL, NULL, NULL};
 	int rc;
 
 	if (policy_gate(project, opts, err) < 0)

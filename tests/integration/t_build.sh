@@ -216,3 +216,31 @@ YAML
 		assert_eq "$(count_task_objects rest2)" "0"
 	fi
 }
+
+# An image that exists is used as it is; up --build and pull_policy: build rebuild it.
+test_build_rebuild() {
+	local dir id1 id2 id3 out
+	dir=$(build_project build-app)
+	te up -t breb -f "$dir/compose.yaml" >/dev/null 2>&1 || fail "up breb"
+	id1=$(api GET /images/breb-app/json | jq -r .Id)
+	echo changed >"$dir/app.txt"
+	out=$(te up -t breb -f "$dir/compose.yaml" 2>&1) || fail "second up breb"
+	assert_not_contains "$out" "building"
+	assert_eq "$(api GET /images/breb-app/json | jq -r .Id)" "$id1" "(rebuilt without --build)"
+	out=$(te up -t breb --build -f "$dir/compose.yaml" 2>&1) || { echo "$out" >&2; fail "up --build breb"; }
+	assert_contains "$out" "building"
+	id2=$(api GET /images/breb-app/json | jq -r .Id)
+	[ "$id2" != "$id1" ] || fail "up --build did not rebuild"
+	assert_eq "$(sqlite3 "$TASKENV_STATE" "select engine_id from resources where task='breb' and kind='image' and state='created'")" "$id2"
+	# the container is recreated on the new image, the replaced image removed
+	assert_eq "$(api GET /containers/breb-app-1/json | jq -r .Image)" "$id2"
+	assert_eq "$(api GET "/images/$id1/json" | jq -r '.Id // "absent"')" "absent" "(replaced image kept)"
+	echo again >"$dir/app.txt"
+	sed -i 's/^    stop_grace_period: 1s/    pull_policy: build\n    stop_grace_period: 1s/' "$dir/compose.yaml"
+	out=$(te up -t breb -f "$dir/compose.yaml" 2>&1) || { echo "$out" >&2; fail "up breb with pull_policy: build"; }
+	assert_contains "$out" "building"
+	id3=$(api GET /images/breb-app/json | jq -r .Id)
+	[ "$id3" != "$id2" ] || fail "pull_policy: build did not rebuild"
+	te down -t breb --rmi local --timeout 2 >/dev/null 2>&1
+	assert_eq "$(count_task_objects breb)" "0"
+}
