@@ -38,7 +38,10 @@ static void check_help(void)
 	    "                        ~/.gnupg ~/.netrc ~/.git-credentials\n"
 	    "  bind-outside-project  another bind source outside the project directory\n"
 	    "  public-port           a port published on a host ip other than loopback\n"
-	    "Bind sources are judged after resolving symlinks and '..'.\n\n"
+	    "  host-sysctl           a sysctl not namespaced per container (host kernel)\n"
+	    "  mac-address           mac_address: (the same MAC in every task)\n"
+	    "Bind sources (also secret and config file: sources) are judged after resolving\n"
+	    "symlinks and '..'.\n\n"
 	    "exit codes: 0 nothing refused, 1 findings, 2 the file cannot be read or is invalid\n");
 }
 

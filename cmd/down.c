@@ -9,17 +9,22 @@
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 static void down_help(void)
 {
-	printf("usage: taskenv down [-t TASK] [--volumes] [--timeout SECONDS]\n\n"
+	printf("usage: taskenv down [-t TASK] [--volumes] [--rmi local|all] [--timeout SECONDS]\n\n"
 	       "Stop and remove exactly what the ledger records for the task: containers, then\n"
-	       "networks, then (with --volumes) volumes. Works after the Compose file or the\n"
+	       "networks, then (with --rmi) built images, then (with --volumes) volumes. Works after the "
+	       "Compose file or the\n"
 	       "project directory is gone. An object whose labels name another task or ledger\n"
 	       "is never touched. Exit 1 when something the task owns remains.\n\n"
 	       "  -t, --task TASK      task name (default: $TASKENV_TASK, else the git branch)\n"
 	       "  -v, --volumes        also remove the task's named volumes (kept otherwise)\n"
+	       "      --rmi local|all  remove the images built for the task: local = those without\n"
+	       "                       an image: name (\"<task>-<service>\"), all = every built one;\n"
+	       "                       pulled images are never removed (kept otherwise)\n"
 	       "      --timeout SECS   seconds each container gets to stop (default 10)\n");
 }
 
@@ -31,11 +36,9 @@ struct down_args {
 static int parse(struct down_args *a, int argc, char **argv)
 {
 	static const struct option opts[] = {
-	    {"task", required_argument, NULL, 't'},
-	    {"volumes", no_argument, NULL, 'v'},
-	    {"timeout", required_argument, NULL, 'T'},
-	    {"help", no_argument, NULL, 'h'},
-	    {NULL, 0, NULL, 0},
+	    {"task", required_argument, NULL, 't'},    {"volumes", no_argument, NULL, 'v'},
+	    {"timeout", required_argument, NULL, 'T'}, {"rmi", required_argument, NULL, 'R'},
+	    {"help", no_argument, NULL, 'h'},	       {NULL, 0, NULL, 0},
 	};
 	char *end;
 	int c;
@@ -50,6 +53,14 @@ static int parse(struct down_args *a, int argc, char **argv)
 			if (errno || *end || a->opts.stop_timeout < 0)
 				return -1;
 			break;
+		case 'R':
+			if (strcmp(optarg, "local") == 0)
+				a->opts.rmi = SVC_RMI_LOCAL;
+			else if (strcmp(optarg, "all") == 0)
+				a->opts.rmi = SVC_RMI_ALL;
+			else
+				return -1;
+			break;
 		case 'h': down_help(); return 1;
 		default: return -1;
 		}
@@ -62,6 +73,8 @@ static void summary(const char *task, const struct svc_down_result *r)
 	printf("task '%s': removed %zu, already gone %zu", task, r->removed, r->gone);
 	if (r->kept)
 		printf(", kept %zu volume(s) (use --volumes to remove)", r->kept);
+	if (r->kept_images)
+		printf(", kept %zu built image(s) (use --rmi local or --rmi all to remove)", r->kept_images);
 	if (r->refused)
 		printf(", left alone %zu not owned", r->refused);
 	printf(", remaining %zu\n", r->remaining);

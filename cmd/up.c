@@ -26,12 +26,14 @@ struct up_opts {
 	long long lease;  /* seconds, 0: none */
 	long long retain; /* --retain-on-failure seconds, 0: off */
 	long long owner_pid;
+	bool build;
 };
 
 static void up_help(void)
 {
 	printf("usage: taskenv up [-f FILE]... [-t TASK] [--profile NAME]... [--allow NAME]... [--wait]\n"
-	       "                  [--lease DURATION] [--owner-pid PID] [--retain-on-failure DURATION]\n\n"
+	       "                  [--lease DURATION] [--owner-pid PID] [--retain-on-failure DURATION]\n"
+	       "                  [--build]\n\n"
 	       "Check the Compose file against the policy (as 'taskenv check' does) and refuse\n"
 	       "before creating anything when it finds something; then create the task's\n"
 	       "network(s), volumes and containers (in depends_on order, waiting for\n"
@@ -55,7 +57,10 @@ static void up_help(void)
 	       "  --owner-pid PID     the process that owns the task (default: this taskenv);\n"
 	       "                      while it runs, gc never removes the task\n"
 	       "  --retain-on-failure DURATION  when up fails, stop the containers but keep\n"
-	       "                      everything for inspection; gc removes it after DURATION\n\n"
+	       "                      everything for inspection; gc removes it after DURATION\n"
+	       "  --build             build every service with build: first (else a service's\n"
+	       "                      image is built only when missing, or with pull_policy: build;\n"
+	       "                      built images are \"<task>-<service>\" unless image: names them)\n\n"
 	       "Limits applied when the file is silent: TASKENV_DEFAULT_MEMORY (2g),\n"
 	       "TASKENV_DEFAULT_CPUS (2), TASKENV_DEFAULT_PIDS (1024), no-new-privileges:true\n"
 	       "(TASKENV_NO_NEW_PRIVILEGES=0 turns it off); 0 turns a limit off. Waits are\n"
@@ -84,6 +89,7 @@ static int parse(struct up_opts *o, int argc, char **argv)
 	    {"lease", required_argument, NULL, 'L'},
 	    {"owner-pid", required_argument, NULL, 'O'},
 	    {"retain-on-failure", required_argument, NULL, 'R'},
+	    {"build", no_argument, NULL, 'B'},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
@@ -106,6 +112,7 @@ static int parse(struct up_opts *o, int argc, char **argv)
 			if (parse_pid(optarg, &o->owner_pid) < 0)
 				return -1;
 			break;
+		case 'B': o->build = true; break;
 		case 'h': up_help(); return 1;
 		default: return -1;
 		}
@@ -174,6 +181,7 @@ static int prepare(struct up_opts *o, struct svc_project *project, struct svc_up
 	uo->lease = o->lease;
 	uo->retain_on_failure = o->retain;
 	uo->owner_pid = o->owner_pid;
+	uo->build = o->build;
 	return 0;
 }
 

@@ -9,7 +9,10 @@
 #include "services/shared.h"
 #include "state/secrets.h"
 #include "services/retain.h"
+#include "services/build.h"
+#include "services/files.h"
 #include "engine/engine.h"
+#include "engine/build.h"
 #include "engine/connect.h"
 #include "state/ledger.h"
 #include "state/owner.h"
@@ -42,6 +45,8 @@ struct up {
 	struct svc_shared shared; /* the shared postgres container, when a resource has no server */
 	char **shared_aliases;	  /* keys of the resources on it, NULL-terminated, owned */
 	char (*subnets)[2][20];	  /* per planned network: subnet, gateway ("" when none) */
+	bool *need_build;	  /* per planned container */
+	char **old_image;	  /* per planned container: image id a rebuild replaced, or NULL */
 };
 
 static void step(const struct up *u, const char *kind, const char *name, const char *what)
@@ -136,26 +141,169 @@ static int not_ours(struct up *u, long long row, const char *kind, const char *n
 			  kind, name, task);
 }
 
+/* Engines and Compose spell some architectures differently. */
+static const char *arch_alias(const char *a)
+{
+	if (strcmp(a, "x86_64") == 0 || strcmp(a, "x86-64") == 0)
+		return "amd64";
+	if (strcmp(a, "aarch64") == 0)
+		return "arm64";
+	return a;
+}
+
+/* platform: "os/arch[/variant]" must be what the engine runs: taskenv does
+ * not set up emulation. */
+static int check_platform(struct up *u, const struct svc_service *s, struct te_err *err)
+{
+	te_autojson cJSON *ver = NULL;
+	te_autofree char *want = NULL;
+	const char *os, *arch;
+	char *slash, *arch_w;
+
+	if (!s->platform)
+		return 0;
+	if (engine_call(u->e, "GET", "/version", NULL, NULL, &ver, err) < 0)
+		return te_err_prefix(err, "service '%s': platform: ", s->name);
+	os = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(ver, "Os"));
+	arch = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(ver, "Arch"));
+	want = xstrdup(s->platform);
+	slash = strchr(want, '/');
+	arch_w = slash ? slash + 1 : NULL;
+	if (slash)
+		*slash = '\0';
+	if (arch_w && strchr(arch_w, '/'))
+		*strchr(arch_w, '/') = '\0';
+	if (os && arch && strcmp(want, os) == 0 &&
+	    (!arch_w || strcmp(arch_alias(arch_w), arch_alias(arch)) == 0))
+		return 0;
+	return te_err_set(
+	    err, TE_E_USAGE,
+	    "service '%s': platform '%s' cannot run on this engine, which runs %s/%s (taskenv does "
+	    "not set up emulation); remove platform: or use an engine of that platform",
+	    s->name, s->platform, os ? os : "?", arch ? arch : "?");
+}
+
+/* Build when asked (up --build, pull_policy: build) or when the image is
+ * missing; an image that is present is used as it is, as Compose does. */
+static int check_image(struct up *u, size_t i, struct te_err *err)
+{
+	const struct svc_plan_container *c = &u->plan->containers[i];
+	const struct svc_service *s = c->svc;
+	te_autojson cJSON *img = NULL;
+	bool forced =
+	    c->build && (u->opts->build || (s->pull_policy && strcmp(s->pull_policy, "build") == 0));
+
+	if (check_platform(u, s, err) < 0)
+		return -1;
+	/* Podman's compat API takes Config.Domainname and drops it (4.3), and
+	 * refuses the kernel.domainname sysctl: say so rather than be silent. */
+	if (s->domainname && strcmp(engine_flavor(u->e), "podman") == 0)
+		step(u, "service", s->name,
+		     "warning: domainname is not applied by Podman's Docker-compatible API");
+	if (!forced) {
+		te_fault_point("before-inspect", "image", c->image);
+		if (engine_image_inspect(u->e, c->image, &img, err) == 0) {
+			te_fault_point("after-inspect", "image", c->image);
+			return 0;
+		}
+	}
+	if (!forced && err->code != TE_E_NOTFOUND)
+		return te_err_prefix(err, "service '%s': ", s->name);
+	if (c->build) {
+		u->need_build[i] = true;
+		return 0;
+	}
+	step(u, "image", c->image, "pulling");
+	if (engine_image_pull(u->e, c->image, err) < 0)
+		return te_err_prefix(err, "service '%s': image '%s' is not present and could not be pulled: ",
+				     s->name, c->image);
+	step(u, "image", c->image, "pulled");
+	return 0;
+}
+
 static int check_images(struct up *u, struct te_err *err)
 {
-	for (size_t i = 0; i < u->plan->n_containers; i++) {
-		const struct svc_service *s = u->plan->containers[i].svc;
-		te_autojson cJSON *img = NULL;
+	u->need_build = xcalloc(u->plan->n_containers + 1, sizeof(bool));
+	for (size_t i = 0; i < u->plan->n_containers; i++)
+		if (check_image(u, i, err) < 0)
+			return -1;
+	return 0;
+}
 
-		te_fault_point("before-inspect", "image", s->image);
-		if (engine_image_inspect(u->e, s->image, &img, err) == 0) {
-			te_fault_point("after-inspect", "image", s->image);
-			continue;
-		}
-		if (err->code != TE_E_NOTFOUND)
-			return te_err_prefix(err, "service '%s': ", s->name);
-		step(u, "image", s->image, "pulling");
-		if (engine_image_pull(u->e, s->image, err) < 0)
-			return te_err_prefix(
-			    err, "service '%s': image '%s' is not present and could not be pulled: ", s->name,
-			    s->image);
-		step(u, "image", s->image, "pulled");
+/* The task's active image row for NAME, if any. */
+static long long image_row(struct up *u, const char *name, struct te_err *err)
+{
+	struct state_resource *rows = NULL;
+	size_t n = 0;
+	long long id = 0;
+
+	if (state_resource_list(u->l, u->plan->task, false, &rows, &n, err) < 0)
+		return -1;
+	for (size_t i = 0; i < n && !id; i++)
+		if (strcmp(rows[i].kind, "image") == 0 && strcmp(rows[i].name, name) == 0)
+			id = rows[i].id;
+	state_resources_free(rows, n);
+	return id;
+}
+
+/* Record, build, record the image id. An image: name another task already
+ * holds is built but not claimed (the tag is shared; its owner removes it). */
+/* The id C's tag points at before a rebuild, to replace what runs it. */
+static void remember_old_image(struct up *u, const struct svc_plan_container *c)
+{
+	te_autojson cJSON *img = NULL;
+	struct te_err ignored;
+	const char *id;
+
+	if (engine_image_inspect(u->e, c->image, &img, &ignored) < 0)
+		return;
+	id = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(img, "Id"));
+	u->old_image[c - u->plan->containers] = id ? xstrdup(id) : NULL;
+}
+
+static int build_one(struct up *u, const struct svc_plan_container *c, struct te_err *err)
+{
+	long long row = image_row(u, c->image, err);
+	bool fresh = row == 0;
+	te_autojson cJSON *img = NULL;
+	const char *id;
+
+	if (row < 0)
+		return -1;
+	remember_old_image(u, c);
+	if (fresh &&
+	    state_resource_intend(u->l, u->plan->task, "image", c->image, c->svc->name, &row, err) < 0) {
+		if (err->code != TE_E_CONFLICT)
+			return -1;
+		row = 0;
+		fresh = false;
 	}
+	step(u, "image", c->image, "building");
+	if (svc_build_image(u->e, u->plan, c, u->opts->progress, u->opts->progress_ctx, err) < 0) {
+		struct te_err ignored;
+
+		if (fresh)
+			state_resource_set_state(u->l, row, STATE_REMOVED, &ignored);
+		return -1;
+	}
+	if (engine_image_inspect(u->e, c->image, &img, err) < 0)
+		return te_err_prefix(err, "service '%s': built image '%s': ", c->svc->name, c->image);
+	id = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(img, "Id"));
+	step(u, "image", c->image, "built");
+	if (id && u->old_image[c - u->plan->containers] &&
+	    strcmp(id, u->old_image[c - u->plan->containers]) == 0) {
+		free(u->old_image[c - u->plan->containers]); /* the same image: nothing replaced */
+		u->old_image[c - u->plan->containers] = NULL;
+	}
+	return row ? state_resource_created(u->l, row, id ? id : c->image, err) : 0;
+}
+
+static int build_all(struct up *u, struct te_err *err)
+{
+	u->old_image = xcalloc(u->plan->n_containers + 1, sizeof(char *));
+	for (size_t i = 0; i < u->plan->n_containers; i++)
+		if (u->need_build[i] && build_one(u, &u->plan->containers[i], err) < 0)
+			return -1;
 	return 0;
 }
 
@@ -391,6 +539,47 @@ static int create_container(struct up *u, size_t idx, long long row, struct te_e
 	return start_container(u, c, id, err);
 }
 
+/* The container runs an image a rebuild has just replaced (Compose
+ * recreates it then). */
+static bool image_replaced(const struct up *u, size_t idx, const cJSON *obj)
+{
+	const char *running = cJSON_GetStringValue(cJSON_GetObjectItem(obj, "Image"));
+	const char *old = u->old_image ? u->old_image[idx] : NULL;
+
+	return old && running && strcmp(running, old) == 0;
+}
+
+static int recreate_container(struct up *u, size_t idx, const char *id, long long row, struct te_err *err)
+{
+	const struct svc_plan_container *c = &u->plan->containers[idx];
+	int stop_s = c->svc->stop_grace_ns ? (int)((c->svc->stop_grace_ns + 999999999) / 1000000000) : 10;
+
+	if ((engine_container_stop(u->e, id, stop_s, err) < 0 && err->code != TE_E_NOTFOUND) ||
+	    (engine_container_remove(u->e, id, true, err) < 0 && err->code != TE_E_NOTFOUND))
+		return te_err_prefix(err, "service '%s': replace container '%s': ", c->svc->name, c->name);
+	step(u, "container", c->name, "removed (image rebuilt)");
+	return create_container(u, idx, row, err);
+}
+
+/* After a rebuild, the image it replaced is untagged: remove it when it is
+ * ours and nothing uses it any more (a failure leaves it, harmlessly). */
+static void drop_old_images(struct up *u)
+{
+	for (size_t i = 0; u->old_image && i < u->plan->n_containers; i++) {
+		te_autojson cJSON *img = NULL;
+		const cJSON *tags;
+		struct te_err ignored;
+
+		if (!u->old_image[i] || engine_image_inspect(u->e, u->old_image[i], &img, &ignored) < 0)
+			continue;
+		tags = cJSON_GetObjectItemCaseSensitive(img, "RepoTags");
+		if (!owned(u->plan, img) || cJSON_GetArraySize(tags) > 0)
+			continue;
+		if (engine_image_remove(u->e, u->old_image[i], false, &ignored) == 0)
+			step(u, "image", u->old_image[i], "removed (replaced by a rebuild)");
+	}
+}
+
 static int ensure_container(struct up *u, size_t idx, struct te_err *err)
 {
 	const struct svc_plan_container *c = &u->plan->containers[idx];
@@ -410,6 +599,8 @@ static int ensure_container(struct up *u, size_t idx, struct te_err *err)
 	id = cJSON_GetStringValue(cJSON_GetObjectItem(obj, "Id"));
 	if (state_resource_created(u->l, row, id, err) < 0 || record_detail(u, c, row, err) < 0)
 		return -1;
+	if (image_replaced(u, idx, obj))
+		return recreate_container(u, idx, id, row, err);
 	if (cJSON_IsTrue(cJSON_GetObjectItem(cJSON_GetObjectItem(obj, "State"), "Running"))) {
 		step(u, "container", c->name, "running");
 		return 0;
@@ -541,7 +732,8 @@ static void forget_if_empty(struct up *u)
 	state_port_release_task(u->l, u->plan->task, &ignored);
 	state_secrets_drop(u->l, u->plan->task, &ignored);
 	state_subnet_release_task(u->l, u->plan->task, &ignored);
-	state_task_delete(u->l, u->plan->task, &ignored);
+	if (state_task_delete(u->l, u->plan->task, &ignored) == 0 && u->plan->files_dir)
+		svc_files_remove(u->plan->files_dir, &ignored);
 }
 
 static void up_release(struct up *u)
@@ -553,6 +745,10 @@ static void up_release(struct up *u)
 	cJSON_Delete(u->values);
 	svc_shared_release(&u->shared);
 	te_strv_free(u->shared_aliases);
+	free(u->need_build);
+	for (size_t i = 0; u->old_image && i < u->plan->n_containers; i++)
+		free(u->old_image[i]);
+	free(u->old_image);
 	svc_plan_free(u->plan);
 }
 
@@ -630,10 +826,12 @@ static int up_run(struct up *u, const struct svc_project *project, struct te_err
 		forget_if_empty(u);
 		return -1;
 	}
-	if (reserve_ports(u, err) < 0 || reserve_subnets(u, err) < 0 || create_all(u, err) < 0) {
+	if (build_all(u, err) < 0 || svc_files_write(u->plan, err) < 0 || reserve_ports(u, err) < 0 ||
+	    reserve_subnets(u, err) < 0 || create_all(u, err) < 0) {
 		fail_after(u);
 		return -1;
 	}
+	drop_old_images(u);
 	state_event_add(u->l, task, "up", "up complete", err);
 	if (state_task_set_retention(u->l, task, 0, NULL, NULL, err) < 0)
 		return -1;
@@ -651,6 +849,7 @@ int svc_up(struct engine *e, struct ledger *l, const struct svc_project *project
 	u.plan = svc_plan_build(project, task, state_ledger_id(l), err);
 	if (!u.plan)
 		return -1;
+	u.plan->files_dir = svc_files_dir(l, task);
 	rc = state_task_lock(l, task, true, &lock, err);
 	if (rc == 0)
 		rc = up_run(&u, project, err);

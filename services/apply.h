@@ -17,6 +17,7 @@ struct svc_up_opts {
 	int port_lo;		  /* host port range, inclusive; default 20000 */
 	int port_hi;		  /* default 29999 */
 	char *const *allow;	  /* policy exceptions from --allow (borrowed, NULL-terminated or NULL) */
+	bool build;		  /* up --build: build every service with build: before starting */
 	bool wait;		  /* up --wait: every service with a healthcheck healthy before returning */
 	int wait_timeout_s;	  /* bound on each wait; TASKENV_WAIT_TIMEOUT, default 120 */
 	svc_progress_fn progress; /* may be NULL */

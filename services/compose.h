@@ -77,6 +77,48 @@ struct svc_net_attach {
 	struct svc_loc loc;
 };
 
+/* build: (short form = context only). Paths are absolute. */
+struct svc_build {
+	bool set;
+	char *context;		 /* absolute directory */
+	char *dockerfile;	 /* relative to context as written, NULL = "Dockerfile" */
+	char *dockerfile_inline; /* Dockerfile text, or NULL */
+	struct svc_kv *args;	 /* interpolated; VALUE NULL = taken from the environment, else dropped */
+	size_t n_args;
+	char *target;
+	struct svc_kv *labels;
+	size_t n_labels;
+	char *network; /* networkmode= */
+	long long shm_size;
+	char **extra_hosts; /* "HOST:IP" */
+	char **cache_from;
+	int pull; /* SVC_UNSET, 0 or 1 */
+	struct svc_loc loc;
+};
+
+/* A service's use of a top-level secret or config (short form: source only). */
+struct svc_file_ref {
+	char *source;
+	char *target; /* as written, or NULL: /run/secrets/<source> or /<source> */
+	char *uid, *gid;
+	int mode; /* -1 = unset */
+	struct svc_loc loc;
+};
+
+enum svc_file_kind { SVC_FILE_FILE, SVC_FILE_ENV, SVC_FILE_CONTENT };
+
+/* Top-level secrets: / configs: entry. Values are never stored here for
+ * secrets: ENV names the variable, read at `up` time. */
+struct svc_file_decl {
+	char *key;
+	enum svc_file_kind kind;
+	char *file;    /* absolute path (SVC_FILE_FILE) */
+	char *env;     /* variable name (SVC_FILE_ENV) */
+	char *content; /* configs only (SVC_FILE_CONTENT), interpolated */
+	bool external; /* refused: swarm-only */
+	struct svc_loc loc;
+};
+
 /* Tri-state booleans: SVC_UNSET until a file says. */
 #define SVC_UNSET (-1)
 
@@ -130,7 +172,15 @@ struct svc_service {
 	double cpus;		   /* 0 = unset (also deploy.resources.limits.cpus) */
 	struct svc_kv *sysctls;
 	size_t n_sysctls;
-	bool has_build;		    /* build: was written (taskenv does not build) */
+	bool has_build; /* build: was written */
+	struct svc_build build;
+	struct svc_file_ref *secrets;
+	size_t n_secrets;
+	struct svc_file_ref *configs;
+	size_t n_configs;
+	char *runtime;
+	char **ulimits;		    /* "NAME=SOFT:HARD" normalised */
+	char *mac_address;	    /* refused by the policy */
 	struct svc_loc key_loc[16]; /* where policy-relevant keys were written, see svc_key_loc */
 	struct svc_kv *inject;	    /* x-taskenv.env: VAR -> "<resource key>.<field>" */
 	size_t n_inject;
@@ -150,6 +200,7 @@ enum svc_key {
 	SVC_K_CAP_ADD,
 	SVC_K_SECURITY_OPT,
 	SVC_K_CGROUP,
+	SVC_K_MAC_ADDRESS,
 	SVC_K_MAX = 16
 };
 
@@ -210,6 +261,12 @@ struct svc_project {
 	size_t n_volumes;
 	struct svc_network *networks; /* declared networks; "default" is implied, not listed */
 	size_t n_networks;
+	struct svc_file_decl *secrets;
+	size_t n_secrets;
+	struct svc_file_decl *configs;
+	size_t n_configs;
+	char *name;	 /* top-level name: as written (recorded; the task name names resources) */
+	char *version;	 /* obsolete top-level version: as written */
 	char **allow;	 /* x-taskenv.allow: policy exceptions the files grant, NULL-terminated or NULL */
 	char **warnings; /* "FILE:LINE:COL: message" for keys taskenv ignores; cmd/ prints them */
 	struct svc_resource *resources; /* x-taskenv.resources, in file order */

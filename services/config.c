@@ -231,13 +231,94 @@ static void service_lists(cJSON *o, const struct svc_service *s)
 		add_strv(o, keys[i], vals[i]);
 }
 
+static cJSON *build_json(const struct svc_build *b)
+{
+	cJSON *o = cJSON_CreateObject();
+
+	add_str(o, "context", b->context);
+	add_str(o, "dockerfile", b->dockerfile);
+	add_str(o, "dockerfile_inline", b->dockerfile_inline);
+	add_kv(o, "args", b->args, b->n_args);
+	add_str(o, "target", b->target);
+	add_kv(o, "labels", b->labels, b->n_labels);
+	add_str(o, "network", b->network);
+	add_num(o, "shm_size", (double)b->shm_size);
+	add_strv(o, "extra_hosts", b->extra_hosts);
+	add_strv(o, "cache_from", b->cache_from);
+	add_tri(o, "pull", b->pull);
+	return o;
+}
+
+/* Service side of secrets/configs: long form, always, as Compose prints it. */
+static cJSON *refs_json(const struct svc_file_ref *r, size_t n, bool secret)
+{
+	cJSON *a = cJSON_CreateArray();
+
+	for (size_t i = 0; i < n; i++) {
+		cJSON *o = cJSON_CreateObject();
+		te_autofree char *target = svc_plan_file_target(secret, &r[i]);
+
+		cJSON_AddStringToObject(o, "source", r[i].source);
+		cJSON_AddStringToObject(o, "target", target);
+		add_str(o, "uid", r[i].uid);
+		add_str(o, "gid", r[i].gid);
+		if (r[i].mode >= 0)
+			cJSON_AddNumberToObject(o, "mode", r[i].mode);
+		cJSON_AddItemToArray(a, o);
+	}
+	return a;
+}
+
+static void service_extras(cJSON *o, const struct svc_service *s)
+{
+	if (s->build.set)
+		cJSON_AddItemToObject(o, "build", build_json(&s->build));
+	if (s->n_secrets)
+		cJSON_AddItemToObject(o, "secrets", refs_json(s->secrets, s->n_secrets, true));
+	if (s->n_configs)
+		cJSON_AddItemToObject(o, "configs", refs_json(s->configs, s->n_configs, false));
+	add_str(o, "runtime", s->runtime);
+	add_str(o, "mac_address", s->mac_address);
+	if (s->ulimits) {
+		cJSON *u = cJSON_AddObjectToObject(o, "ulimits");
+
+		for (size_t i = 0; s->ulimits[i]; i++) {
+			const char *eq = strchr(s->ulimits[i], '=');
+			long long soft = 0, hard = 0;
+			te_autofree char *name = xstrndup(s->ulimits[i], (size_t)(eq - s->ulimits[i]));
+			cJSON *l = cJSON_AddObjectToObject(u, name);
+
+			sscanf(eq + 1, "%lld:%lld", &soft, &hard);
+			cJSON_AddNumberToObject(l, "soft", (double)soft);
+			cJSON_AddNumberToObject(l, "hard", (double)hard);
+		}
+	}
+}
+
+/* Top-level secrets/configs: the source kind and where it comes from, never
+ * a secret's value (an environment source shows the variable's name). */
+static cJSON *decls_json(const struct svc_file_decl *d, size_t n, bool secret)
+{
+	cJSON *o = cJSON_CreateObject();
+
+	for (size_t i = 0; i < n; i++) {
+		cJSON *e = cJSON_AddObjectToObject(o, d[i].key);
+
+		add_str(e, "file", d[i].file);
+		add_str(e, "environment", d[i].env);
+		if (!secret)
+			add_str(e, "content", d[i].content);
+	}
+	return o;
+}
+
 static cJSON *service_json(const struct svc_plan_container *c)
 {
 	const struct svc_service *s = c->svc;
 	cJSON *o = cJSON_CreateObject();
 
 	cJSON_AddStringToObject(o, "container_name", c->name);
-	cJSON_AddStringToObject(o, "image", s->image);
+	cJSON_AddStringToObject(o, "image", c->image);
 	if (s->command)
 		cJSON_AddItemToObject(o, "command", strv(s->command));
 	if (s->entrypoint)
@@ -257,6 +338,7 @@ static cJSON *service_json(const struct svc_plan_container *c)
 		cJSON_AddItemToObject(o, "networks", service_networks(c, s));
 	service_scalars(o, s);
 	service_lists(o, s);
+	service_extras(o, s);
 	return o;
 }
 
@@ -365,8 +447,18 @@ cJSON *svc_config_json(const struct svc_project *p, const char *task, struct te_
 	vols = cJSON_AddObjectToObject(root, "volumes");
 	for (size_t i = 0; i < p->n_volumes; i++)
 		cJSON_AddItemToObject(vols, p->volumes[i].key, volume_json(task, &p->volumes[i]));
-	if (p->allow && p->allow[0])
-		cJSON_AddItemToObject(cJSON_AddObjectToObject(root, "x-taskenv"), "allow", strv(p->allow));
+	if (p->n_secrets)
+		cJSON_AddItemToObject(root, "secrets", decls_json(p->secrets, p->n_secrets, true));
+	if (p->n_configs)
+		cJSON_AddItemToObject(root, "configs", decls_json(p->configs, p->n_configs, false));
+	if (p->name || (p->allow && p->allow[0])) {
+		cJSON *x = cJSON_AddObjectToObject(root, "x-taskenv");
+
+		/* The file's name: is recorded; the task name names the resources. */
+		add_str(x, "file_name", p->name);
+		if (p->allow && p->allow[0])
+			cJSON_AddItemToObject(x, "allow", strv(p->allow));
+	}
 	svc_plan_free(plan);
 	return root;
 }

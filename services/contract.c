@@ -510,6 +510,11 @@ static cJSON *environment_json(const struct svc_snapshot *s, const cJSON *networ
 	cJSON_AddItemToObject(o, "limits", limits);
 	cJSON_AddItemToObject(o, "egress", egress);
 	cJSON_AddItemToObject(o, "services", services_json(s));
+	/* Building is shared state too: fine, layers are immutable, but say so. */
+	cJSON_AddStringToObject(
+	    o, "build_cache",
+	    "shared: the engine's build cache and base images are shared by every task on "
+	    "this engine; images built for this task are tagged and labelled as its own");
 	cJSON_AddStringToObject(o, "evidence",
 				"GET /containers/{id}/json .HostConfig, .Image; "
 				"GET /images/{id}/json .RepoDigests; GET /networks/{id} .Internal");

@@ -120,7 +120,9 @@ static void environment_md(struct te_buf *b, const cJSON *e)
 	cJSON_ArrayForEach (c, get(e, "egress"))
 		te_buf_addf(b, " %s %s;", s_or(c, "network", ""),
 			    cJSON_IsTrue(get(c, "egress_allowed")) ? "allowed" : "denied");
-	te_buf_addf(b, "\nTask-scoped services: %d.\n\n", cJSON_GetArraySize(get(e, "services")));
+	te_buf_addf(b, "\nTask-scoped services: %d. Build cache: %s.\n\n",
+		    cJSON_GetArraySize(get(e, "services")),
+		    cJSON_GetStringValue(get(e, "build_cache")) ?: "?");
 }
 
 static void identity_md(struct te_buf *b, const cJSON *i)

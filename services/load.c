@@ -1345,16 +1345,16 @@ static int get_strv_loose(struct loader *l, yaml_node_t *n, const char *path, ch
 }
 
 /* extra_hosts: a list of "HOST:IP" / "HOST=IP", or a mapping HOST: IP. */
-static int f_extra_hosts(struct loader *l, struct svc_service *s, yaml_node_t *n, const char *path)
+static int get_hosts(struct loader *l, yaml_node_t *n, const char *path, char ***out)
 {
 	struct svc_kv *kv = NULL;
 	size_t nkv = 0;
 
 	if (n->type != YAML_MAPPING_NODE) {
-		if (get_strv_loose(l, n, path, &s->extra_hosts) < 0)
+		if (get_strv_loose(l, n, path, out) < 0)
 			return -1;
-		for (size_t i = 0; s->extra_hosts && s->extra_hosts[i]; i++) {
-			char *eq = strchr(s->extra_hosts[i], '=');
+		for (size_t i = 0; *out && (*out)[i]; i++) {
+			char *eq = strchr((*out)[i], '=');
 
 			if (eq)
 				*eq = ':';
@@ -1364,11 +1364,243 @@ static int f_extra_hosts(struct loader *l, struct svc_service *s, yaml_node_t *n
 	if (get_kv(l, KV_LABEL, n, path, &kv, &nkv) < 0)
 		return -1;
 	for (size_t i = 0; i < nkv; i++) {
-		s->extra_hosts = te_strv_push(s->extra_hosts, xasprintf("%s:%s", kv[i].key, kv[i].value));
+		*out = te_strv_push(*out, xasprintf("%s:%s", kv[i].key, kv[i].value));
 		free(kv[i].key);
 		free(kv[i].value);
 	}
 	free(kv);
+	return 0;
+}
+
+static int f_extra_hosts(struct loader *l, struct svc_service *s, yaml_node_t *n, const char *path)
+{
+	return get_hosts(l, n, path, &s->extra_hosts);
+}
+
+/* ---- build ---- */
+
+static int build_context(struct loader *l, struct svc_build *b, yaml_node_t *n, const char *path)
+{
+	te_autofree char *ctx = NULL;
+
+	if (get_string(l, n, path, &ctx) < 0)
+		return -1;
+	if (!ctx || !*ctx)
+		ctx = xstrdup(".");
+	if (strstr(ctx, "://") || has_prefix(ctx, "git@") || has_prefix(ctx, "github.com/"))
+		return node_err(l, n,
+				"%s: remote build contexts ('%s') are not supported: clone it and "
+				"give a directory",
+				path, ctx);
+	free(b->context);
+	if (ctx[0] == '/') {
+		b->context = normalize(ctx);
+	} else {
+		te_autofree char *joined = xasprintf("%s/%s", l->p->dir, ctx);
+
+		b->context = normalize(joined);
+	}
+	return 0;
+}
+
+/* Keys of build: taskenv passes to POST /build; others are warned about. */
+static int build_field(struct loader *l, struct svc_build *b, const struct pair *pr, const char *path)
+{
+	const char *k = pr->name;
+
+	if (strcmp(k, "context") == 0)
+		return build_context(l, b, pr->val, path);
+	if (strcmp(k, "dockerfile") == 0)
+		return free(b->dockerfile), get_string(l, pr->val, path, &b->dockerfile);
+	if (strcmp(k, "dockerfile_inline") == 0)
+		return free(b->dockerfile_inline), get_string(l, pr->val, path, &b->dockerfile_inline);
+	if (strcmp(k, "args") == 0)
+		return get_kv(l, KV_ENV, pr->val, path, &b->args, &b->n_args);
+	if (strcmp(k, "target") == 0)
+		return free(b->target), get_string(l, pr->val, path, &b->target);
+	if (strcmp(k, "labels") == 0)
+		return get_kv(l, KV_LABEL, pr->val, path, &b->labels, &b->n_labels);
+	if (strcmp(k, "network") == 0)
+		return free(b->network), get_string(l, pr->val, path, &b->network);
+	if (strcmp(k, "shm_size") == 0)
+		return get_bytes(l, pr->val, path, &b->shm_size);
+	if (strcmp(k, "extra_hosts") == 0)
+		return get_hosts(l, pr->val, path, &b->extra_hosts);
+	if (strcmp(k, "cache_from") == 0)
+		return get_strv_loose(l, pr->val, path, &b->cache_from);
+	if (strcmp(k, "pull") == 0) {
+		bool v;
+
+		if (get_bool(l, pr->val, path, &v) < 0)
+			return -1;
+		b->pull = v;
+		return 0;
+	}
+	if (!has_prefix(k, "x-"))
+		warn(l, pr->key, "%s is not supported by taskenv, ignored", path);
+	return 0;
+}
+
+static int f_build(struct loader *l, struct svc_service *s, yaml_node_t *n, const char *path)
+{
+	autopairs struct pairs pp = {0};
+	struct svc_build *b = &s->build;
+
+	s->has_build = b->set = true;
+	b->pull = SVC_UNSET;
+	b->loc = loc_of(l, n);
+	if (n->type != YAML_MAPPING_NODE)
+		return build_context(l, b, n, path);
+	if (collect(l, n, &pp, 0) < 0)
+		return -1;
+	if (!pairs_find(&pp, "context"))
+		b->context = xstrdup(l->p->dir);
+	for (size_t i = 0; i < pp.n; i++) {
+		te_autofree char *sub = xasprintf("%s.%s", path, pp.v[i].name);
+
+		if (build_field(l, b, &pp.v[i], sub) < 0)
+			return -1;
+	}
+	if (b->dockerfile && b->dockerfile_inline)
+		return node_err(l, n, "%s: dockerfile and dockerfile_inline are mutually exclusive", path);
+	return 0;
+}
+
+/* ---- secrets and configs (service side) ---- */
+
+static bool pairs_find_known(const char *k)
+{
+	return strcmp(k, "source") == 0 || strcmp(k, "target") == 0 || strcmp(k, "uid") == 0 ||
+	       strcmp(k, "gid") == 0 || strcmp(k, "mode") == 0 || has_prefix(k, "x-");
+}
+
+/* mode: an integer, octal when written with a leading 0 or 0o (as Compose reads it). */
+static int get_mode(struct loader *l, yaml_node_t *n, const char *path, int *out)
+{
+	te_autofree char *s = NULL;
+	const char *p;
+	char *end;
+	long v;
+
+	if (get_string(l, n, path, &s) < 0)
+		return -1;
+	if (!s)
+		return 0;
+	p = s;
+	if (has_prefix(p, "0o") || has_prefix(p, "0O"))
+		p += 2;
+	errno = 0;
+	v = strtol(p, &end, p != s || (s[0] == '0' && s[1]) ? 8 : 10);
+	if (errno || end == p || *end || v < 0 || v > 07777)
+		return node_err(l, n, "%s must be a file mode such as 0440", path);
+	*out = (int)v;
+	return 0;
+}
+
+static int file_ref_long(struct loader *l, struct svc_file_ref *r, yaml_node_t *n, const char *path)
+{
+	autopairs struct pairs pp = {0};
+	struct pair *pr;
+	char **strs[] = {&r->source, &r->target, &r->uid, &r->gid};
+	static const char *const keys[] = {"source", "target", "uid", "gid"};
+
+	if (collect(l, n, &pp, 0) < 0)
+		return -1;
+	for (size_t i = 0; i < 4; i++) {
+		pr = pairs_find(&pp, keys[i]);
+		if (pr && get_string(l, pr->val, path, strs[i]) < 0)
+			return -1;
+	}
+	pr = pairs_find(&pp, "mode");
+	if (pr && get_mode(l, pr->val, path, &r->mode) < 0)
+		return -1;
+	for (size_t i = 0; i < pp.n; i++)
+		if (!pairs_find_known(pp.v[i].name))
+			warn(l, pp.v[i].key, "unknown key %s.%s, ignored", path, pp.v[i].name);
+	if (!r->source)
+		return node_err(l, n, "%s: source is required", path);
+	return 0;
+}
+
+static int get_file_refs(struct loader *l, yaml_node_t *n, const char *path, struct svc_file_ref **out,
+			 size_t *nout)
+{
+	if (is_null(n))
+		return 0;
+	if (n->type != YAML_SEQUENCE_NODE)
+		return node_err(l, n, "%s must be a list", path);
+	for (yaml_node_item_t *it = n->data.sequence.items.start; it < n->data.sequence.items.top; it++) {
+		yaml_node_t *item = node_at(l, *it);
+		struct svc_file_ref *r;
+
+		*out = xrealloc(*out, (*nout + 1) * sizeof(**out));
+		r = &(*out)[(*nout)++];
+		memset(r, 0, sizeof(*r));
+		r->mode = -1;
+		r->loc = loc_of(l, item);
+		if (item->type == YAML_MAPPING_NODE) {
+			if (file_ref_long(l, r, item, path) < 0)
+				return -1;
+		} else if (get_string(l, item, path, &r->source) < 0) {
+			return -1;
+		} else if (!r->source) {
+			return node_err(l, item, "%s: empty entry", path);
+		}
+		if (r->target && strstr(r->target, ".."))
+			return node_err(l, item, "%s: target '%s' must not contain '..'", path, r->target);
+	}
+	return 0;
+}
+
+static int f_secrets(struct loader *l, struct svc_service *s, yaml_node_t *n, const char *path)
+{
+	return get_file_refs(l, n, path, &s->secrets, &s->n_secrets);
+}
+
+static int f_configs(struct loader *l, struct svc_service *s, yaml_node_t *n, const char *path)
+{
+	return get_file_refs(l, n, path, &s->configs, &s->n_configs);
+}
+
+/* ulimits: NAME: N or NAME: {soft: N, hard: N}; kept as "NAME=SOFT:HARD". */
+static int ulimit_one(struct loader *l, struct svc_service *s, const struct pair *pr, const char *path)
+{
+	long long soft = 0, hard = 0;
+	autopairs struct pairs pp = {0};
+	struct pair *ps, *ph;
+
+	if (pr->val->type != YAML_MAPPING_NODE) {
+		if (get_int(l, pr->val, path, &soft) < 0)
+			return -1;
+		hard = soft;
+	} else {
+		if (collect(l, pr->val, &pp, 0) < 0)
+			return -1;
+		ps = pairs_find(&pp, "soft");
+		ph = pairs_find(&pp, "hard");
+		if (!ps || !ph)
+			return node_err(l, pr->val, "%s: soft and hard are required", path);
+		if (get_int(l, ps->val, path, &soft) < 0 || get_int(l, ph->val, path, &hard) < 0)
+			return -1;
+	}
+	s->ulimits = te_strv_push(s->ulimits, xasprintf("%s=%lld:%lld", pr->name, soft, hard));
+	return 0;
+}
+
+static int f_ulimits(struct loader *l, struct svc_service *s, yaml_node_t *n, const char *path)
+{
+	autopairs struct pairs pp = {0};
+
+	if (is_null(n))
+		return 0;
+	if (mapping_pairs(l, n, path, &pp) < 0)
+		return -1;
+	for (size_t i = 0; i < pp.n; i++) {
+		te_autofree char *sub = xasprintf("%s.%s", path, pp.v[i].name);
+
+		if (ulimit_one(l, s, &pp.v[i], sub) < 0)
+			return -1;
+	}
 	return 0;
 }
 
@@ -1441,18 +1673,23 @@ static const struct field service_fields[] = {
     FLD("pids_limit", F_INT, pids_limit, -1),
     FLD("stop_grace_period", F_DURATION, stop_grace_ns, -1),
     FLD("cpus", F_DOUBLE, cpus, -1),
+    FFN("build", f_build),
+    FFN("secrets", f_secrets),
+    FFN("configs", f_configs),
+    FFN("ulimits", f_ulimits),
+    FLD("runtime", F_STR, runtime, -1),
+    FLD("mac_address", F_STR, mac_address, SVC_K_MAC_ADDRESS),
 };
 
 /* Compose keys taskenv accepts but does not act on: a warning says so. */
 static const char *const ignored_keys[] = {
-    "logging",	      "ulimits",       "secrets",	   "configs",	      "links",
-    "external_links", "oom_score_adj", "mac_address",	   "cpu_shares",      "cpuset",
-    "scale",	      "develop",       "attach",	   "annotations",     "storage_opt",
-    "stop_timeout",   "blkio_config",  "oom_kill_disable", "cpu_count",	      "cpu_percent",
-    "cpu_period",     "cpu_quota",     "cpu_rt_runtime",   "mem_swappiness",  "memswap_limit",
-    "isolation",      "runtime",       "volumes_from",	   "credential_spec", "device_cgroup_rules",
-    "dns_opt",	      "dns_search",    "post_start",	   "pre_stop",	      "gpus",
-    "use_api_socket", "label_file",    "models",	   "provider",	      "build",
+    "logging",	      "links",	      "external_links", "oom_score_adj",    "cpu_shares",
+    "cpuset",	      "scale",	      "develop",	"attach",	    "annotations",
+    "storage_opt",    "stop_timeout", "blkio_config",	"oom_kill_disable", "cpu_count",
+    "cpu_percent",    "cpu_period",   "cpu_quota",	"cpu_rt_runtime",   "mem_swappiness",
+    "memswap_limit",  "isolation",    "volumes_from",	"credential_spec",  "device_cgroup_rules",
+    "dns_opt",	      "dns_search",   "post_start",	"pre_stop",	    "gpus",
+    "use_api_socket", "label_file",   "models",		"provider",
 };
 
 static int field_scalar(struct loader *l, struct svc_service *s, const struct field *f, yaml_node_t *n,
@@ -1521,8 +1758,6 @@ static int service_field(struct loader *l, struct svc_service *s, const struct p
 			s->key_loc[f->slot] = loc_of(l, pr->key);
 		return field_scalar(l, s, f, pr->val, path);
 	}
-	if (strcmp(pr->name, "build") == 0)
-		s->has_build = true;
 	warn_key(l, pr, path);
 	return 0;
 }
@@ -1771,14 +2006,125 @@ static int load_x_taskenv(struct loader *l, yaml_node_t *n)
 	return get_strv_loose(l, allow->val, "x-taskenv.allow", &l->p->allow);
 }
 
+/* One top-level secrets:/configs: entry: file, environment, or (configs) content. */
+static int decl_source(struct loader *l, struct svc_file_decl *d, const struct pairs *pp, const char *path,
+		       bool config)
+{
+	struct pair *f = pairs_find(pp, "file"), *e = pairs_find(pp, "environment");
+	struct pair *c = config ? pairs_find(pp, "content") : NULL;
+	te_autofree char *file = NULL;
+	const char *why = NULL;
+
+	if ((f != NULL) + (e != NULL) + (c != NULL) != 1)
+		return node_err(l,
+				f   ? f->key
+				: e ? e->key
+				: c ? c->key
+				    : pp->v[0].key,
+				"%s: exactly one of file, environment%s is required", path,
+				config ? ", content" : "");
+	if (e) {
+		d->kind = SVC_FILE_ENV;
+		return get_string(l, e->val, path, &d->env);
+	}
+	if (c) {
+		d->kind = SVC_FILE_CONTENT;
+		return get_string(l, c->val, path, &d->content);
+	}
+	d->kind = SVC_FILE_FILE;
+	if (get_string(l, f->val, path, &file) < 0)
+		return -1;
+	if (!file || !*file)
+		return node_err(l, f->val, "%s.file must not be empty", path);
+	d->file = bind_source(l->p->dir, file, &why);
+	if (!d->file)
+		return node_err(l, f->val, "%s.file: %s", path, why);
+	return 0;
+}
+
+static int load_decl(struct loader *l, struct svc_file_decl *d, const struct pair *rp, const char *kind)
+{
+	static const char *const known[] = {"file", "environment", "content", "external", "name"};
+	autopairs struct pairs pp = {0};
+	te_autofree char *path = xasprintf("%s.%s", kind, rp->name);
+	bool config = strcmp(kind, "configs") == 0;
+	struct pair *ext;
+
+	d->key = xstrdup(rp->name);
+	d->loc = loc_of(l, rp->key);
+	if (!valid_key(rp->name))
+		return node_err(l, rp->key, "invalid %s name '%s'", kind, rp->name);
+	if (mapping_pairs(l, rp->val, path, &pp) < 0)
+		return -1;
+	if (pp.n == 0)
+		return node_err(l, rp->key, "%s: file or environment is required", path);
+	for (size_t i = 0; i < pp.n; i++) {
+		bool ok = has_prefix(pp.v[i].name, "x-");
+
+		for (size_t k = 0; !ok && k < sizeof(known) / sizeof(known[0]); k++)
+			ok = strcmp(known[k], pp.v[i].name) == 0;
+		if (!ok || strcmp(pp.v[i].name, "name") == 0)
+			warn(l, pp.v[i].key, "%s %s.%s, ignored", ok ? "unsupported key" : "unknown key",
+			     path, pp.v[i].name);
+	}
+	ext = pairs_find(&pp, "external");
+	if (ext && get_bool(l, ext->val, path, &d->external) < 0)
+		return -1;
+	if (d->external)
+		return node_err(l, ext->key, "%s: external %s exist only in Swarm; taskenv cannot use them",
+				path, kind);
+	return decl_source(l, d, &pp, path, config);
+}
+
+static int load_decls(struct loader *l, yaml_node_t *n, const char *kind, struct svc_file_decl **out,
+		      size_t *nout)
+{
+	autopairs struct pairs ps = {0};
+
+	if (is_null(n))
+		return 0;
+	if (mapping_pairs(l, n, kind, &ps) < 0)
+		return -1;
+	*out = xcalloc(ps.n + 1, sizeof(**out));
+	for (size_t i = 0; i < ps.n; i++) {
+		if (has_prefix(ps.v[i].name, "x-"))
+			continue;
+		if (load_decl(l, &(*out)[(*nout)++], &ps.v[i], kind) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* version: is obsolete (Compose ignores it); name: is recorded only. */
+static int load_name_version(struct loader *l, const struct pairs *top)
+{
+	struct pair *v = pairs_find(top, "version"), *n = pairs_find(top, "name");
+
+	if (v) {
+		free(l->p->version);
+		if (get_string(l, v->val, "version", &l->p->version) < 0)
+			return -1;
+	}
+	if (n) {
+		free(l->p->name);
+		if (get_string(l, n->val, "name", &l->p->name) < 0)
+			return -1;
+	}
+	return 0;
+}
+
 static void warn_top(struct loader *l, const struct pairs *top)
 {
-	static const char *const known[] = {"services", "volumes", "networks",
-					    "version",	"name",	   "x-taskenv"};
-	static const char *const ignored[] = {"secrets", "configs", "include", "models"};
+	static const char *const known[] = {"services", "volumes",   "networks", "version",
+					    "name",	"x-taskenv", "secrets",	 "configs"};
+	static const char *const ignored[] = {"include", "models"};
 
 	for (size_t i = 0; i < top->n; i++) {
 		bool ok = has_prefix(top->v[i].name, "x-");
+
+		if (strcmp(top->v[i].name, "version") == 0)
+			warn(l, top->v[i].key,
+			     "version is obsolete and ignored (the Compose Specification has none)");
 
 		for (size_t k = 0; !ok && k < sizeof(known) / sizeof(known[0]); k++)
 			ok = strcmp(known[k], top->v[i].name) == 0;
@@ -1812,6 +2158,14 @@ static int load_root(struct loader *l, yaml_node_t *root)
 	networks = pairs_find(&top, "networks");
 	xt = pairs_find(&top, "x-taskenv");
 	if (xt && load_x_taskenv(l, xt->val) < 0)
+		return -1;
+	if (load_name_version(l, &top) < 0)
+		return -1;
+	if (pairs_find(&top, "secrets") &&
+	    load_decls(l, pairs_find(&top, "secrets")->val, "secrets", &l->p->secrets, &l->p->n_secrets) < 0)
+		return -1;
+	if (pairs_find(&top, "configs") &&
+	    load_decls(l, pairs_find(&top, "configs")->val, "configs", &l->p->configs, &l->p->n_configs) < 0)
 		return -1;
 	if (volumes && load_volumes(l, volumes->val) < 0)
 		return -1;

@@ -221,8 +221,35 @@ static void merge_numbers(struct svc_service *d, const struct svc_service *s)
 	d->has_build |= s->has_build;
 }
 
+/* A later build:, secrets: or configs: replaces the earlier one whole. */
+static void merge_build(struct svc_service *d, struct svc_service *s)
+{
+	struct svc_build tb = d->build;
+	struct svc_file_ref *tr;
+	size_t tn;
+
+	if (s->build.set) {
+		d->build = s->build;
+		s->build = tb;
+	}
+	if (s->n_secrets) {
+		tr = d->secrets, tn = d->n_secrets;
+		d->secrets = s->secrets, d->n_secrets = s->n_secrets;
+		s->secrets = tr, s->n_secrets = tn;
+	}
+	if (s->n_configs) {
+		tr = d->configs, tn = d->n_configs;
+		d->configs = s->configs, d->n_configs = s->n_configs;
+		s->configs = tr, s->n_configs = tn;
+	}
+	TAKE(d->runtime, s->runtime);
+	TAKE(d->mac_address, s->mac_address);
+	take_strv(&d->ulimits, &s->ulimits);
+}
+
 static void merge_service(struct svc_service *d, struct svc_service *s)
 {
+	merge_build(d, s);
 	merge_strings(d, s);
 	merge_lists(d, s);
 	merge_numbers(d, s);
@@ -335,9 +362,33 @@ static void merge_resources(struct svc_project *dst, struct svc_project *src)
 	}
 }
 
+static void merge_decls(struct svc_file_decl **dst, size_t *nd, struct svc_file_decl **src, size_t *ns)
+{
+	for (size_t i = 0; i < *ns; i++) {
+		struct svc_file_decl *s = &(*src)[i];
+		size_t j = 0;
+
+		while (j < *nd && strcmp((*dst)[j].key, s->key) != 0)
+			j++;
+		if (j == *nd)
+			*dst = xrealloc(*dst, (++*nd) * sizeof(**dst));
+		else
+			free((*dst)[j].key), free((*dst)[j].file), free((*dst)[j].env),
+			    free((*dst)[j].content);
+		(*dst)[j] = *s;
+	}
+	free(*src);
+	*src = NULL;
+	*ns = 0;
+}
+
 void svc_project_merge(struct svc_project *dst, struct svc_project *src)
 {
 	merge_resources(dst, src);
+	merge_decls(&dst->secrets, &dst->n_secrets, &src->secrets, &src->n_secrets);
+	merge_decls(&dst->configs, &dst->n_configs, &src->configs, &src->n_configs);
+	TAKE(dst->name, src->name);
+	TAKE(dst->version, src->version);
 	merge_services(dst, src);
 	merge_volumes(dst, src);
 	merge_networks(dst, src);
@@ -428,8 +479,69 @@ static int check_deps(struct svc_project *p, struct svc_service *s, char *const 
 	return 0;
 }
 
+static bool decl_has(const struct svc_file_decl *d, size_t n, const char *key)
+{
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(d[i].key, key) == 0)
+			return true;
+	return false;
+}
+
+static const struct svc_file_decl *decl_of(const struct svc_file_decl *d, size_t n, const char *key)
+{
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(d[i].key, key) == 0)
+			return &d[i];
+	return NULL;
+}
+
+/* Outside Swarm, Compose bind-mounts file sources: uid, gid and mode cannot
+ * apply (docs: "not implemented ... when the source is a file"). taskenv
+ * writes environment/content sources itself and applies mode, but cannot
+ * chown them. Say so rather than drop them silently. */
+static void warn_ignored_attrs(struct svc_project *p, const struct svc_file_ref *r, size_t n, bool secret)
+{
+	for (size_t i = 0; i < n; i++) {
+		const struct svc_file_decl *d = secret ? decl_of(p->secrets, p->n_secrets, r[i].source)
+						       : decl_of(p->configs, p->n_configs, r[i].source);
+		bool file = d && d->kind == SVC_FILE_FILE;
+
+		if (!d || !(r[i].uid || r[i].gid || (file && r[i].mode >= 0)))
+			continue;
+		p->warnings = te_strv_push(
+		    p->warnings,
+		    xasprintf(
+			"%s:%d:%d: %s '%s': %s ignored: %s", r[i].loc.file, r[i].loc.line, r[i].loc.col,
+			secret ? "secret" : "config", r[i].source,
+			file ? "uid, gid and mode are" : "uid and gid are",
+			file
+			    ? "a file source is bind-mounted with the host file's owner and mode, as Compose "
+			      "does outside Swarm"
+			    : "taskenv writes the file as the invoking user and cannot change its owner"));
+	}
+}
+
+static int check_file_refs(struct svc_project *p, struct svc_service *s, struct te_err *err)
+{
+	warn_ignored_attrs(p, s->secrets, s->n_secrets, true);
+	warn_ignored_attrs(p, s->configs, s->n_configs, false);
+	for (size_t i = 0; i < s->n_secrets; i++)
+		if (!decl_has(p->secrets, p->n_secrets, s->secrets[i].source))
+			return loc_err(&s->secrets[i].loc, err,
+				       "service '%s' refers to undefined secret '%s'", s->name,
+				       s->secrets[i].source);
+	for (size_t i = 0; i < s->n_configs; i++)
+		if (!decl_has(p->configs, p->n_configs, s->configs[i].source))
+			return loc_err(&s->configs[i].loc, err,
+				       "service '%s' refers to undefined config '%s'", s->name,
+				       s->configs[i].source);
+	return 0;
+}
+
 static int check_refs(struct svc_project *p, struct svc_service *s, struct te_err *err)
 {
+	if (check_file_refs(p, s, err) < 0)
+		return -1;
 	for (size_t i = 0; i < s->n_net_attach; i++) {
 		const char *key = s->net_attach[i].key;
 
@@ -456,9 +568,8 @@ int svc_project_finalize(struct svc_project *p, char *const *profiles, struct te
 	for (size_t i = 0; i < p->n_services; i++) {
 		struct svc_service *s = &p->services[i];
 
-		if (!s->image || !*s->image)
-			return loc_err(&s->loc, err, "service '%s' has no image%s", s->name,
-				       s->has_build ? " (build: is not supported yet)" : "");
+		if ((!s->image || !*s->image) && !s->build.set)
+			return loc_err(&s->loc, err, "service '%s' has no image", s->name);
 		if (check_refs(p, s, err) < 0 || check_deps(p, s, dropped, err) < 0)
 			return -1;
 	}

@@ -14,8 +14,49 @@ static void kv_free(struct svc_kv *kv, size_t n)
 	free(kv);
 }
 
+static void build_release(struct svc_build *b)
+{
+	free(b->context);
+	free(b->dockerfile);
+	free(b->dockerfile_inline);
+	kv_free(b->args, b->n_args);
+	free(b->target);
+	kv_free(b->labels, b->n_labels);
+	free(b->network);
+	te_strv_free(b->extra_hosts);
+	te_strv_free(b->cache_from);
+}
+
+static void refs_free(struct svc_file_ref *r, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		free(r[i].source);
+		free(r[i].target);
+		free(r[i].uid);
+		free(r[i].gid);
+	}
+	free(r);
+}
+
+static void decls_free(struct svc_file_decl *d, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		free(d[i].key);
+		free(d[i].file);
+		free(d[i].env);
+		free(d[i].content);
+	}
+	free(d);
+}
+
 static void service_release(struct svc_service *s)
 {
+	build_release(&s->build);
+	refs_free(s->secrets, s->n_secrets);
+	refs_free(s->configs, s->n_configs);
+	free(s->runtime);
+	te_strv_free(s->ulimits);
+	free(s->mac_address);
 	free(s->name);
 	free(s->image);
 	te_strv_free(s->command);
@@ -105,6 +146,10 @@ void svc_project_free(struct svc_project *p)
 		free(p->networks[i].ipam);
 		kv_free(p->networks[i].labels, p->networks[i].n_labels);
 	}
+	decls_free(p->secrets, p->n_secrets);
+	decls_free(p->configs, p->n_configs);
+	free(p->name);
+	free(p->version);
 	te_strv_free(p->allow);
 	te_strv_free(p->warnings);
 	free(p->networks);

@@ -194,6 +194,8 @@ static void plan_containers(struct svc_plan *plan, const size_t *order)
 
 		c->svc = s;
 		c->name = svc_name_container(plan->task, s->name, 1);
+		c->build = s->build.set;
+		c->image = s->image && *s->image ? xstrdup(s->image) : svc_name_image(plan->task, s->name);
 		c->networks = container_networks(plan, s);
 		c->aliases = te_strv_push(NULL, xstrdup(s->name));
 		/* container_name is never a global name here: it becomes an alias
@@ -244,6 +246,7 @@ void svc_plan_free(struct svc_plan *plan)
 	}
 	for (size_t i = 0; i < plan->n_containers; i++) {
 		free(plan->containers[i].name);
+		free(plan->containers[i].image);
 		te_strv_free(plan->containers[i].networks);
 		te_strv_free(plan->containers[i].aliases);
 	}
@@ -252,6 +255,7 @@ void svc_plan_free(struct svc_plan *plan)
 	free(plan->containers);
 	free(plan->task);
 	free(plan->ledger_id);
+	free(plan->files_dir);
 	free(plan);
 }
 
@@ -305,6 +309,8 @@ cJSON *svc_plan_labels(const struct svc_plan *plan, const char *kind, const char
 		cJSON_AddStringToObject(l, "com.docker.compose.network", service);
 	} else if (strcmp(kind, "volume") == 0) {
 		cJSON_AddStringToObject(l, "com.docker.compose.volume", service);
+	} else if (strcmp(kind, "image") == 0) {
+		cJSON_AddStringToObject(l, "com.docker.compose.service", service);
 	}
 	cJSON_AddStringToObject(l, "io.taskenv.task", plan->task);
 	cJSON_AddStringToObject(l, "io.taskenv.ledger", plan->ledger_id);
@@ -549,6 +555,86 @@ static void add_mounts(cJSON *cfg, cJSON *hc, const struct svc_plan *plan, const
 	add_tmpfs(hc, s);
 }
 
+static const struct svc_file_decl *find_decl(const struct svc_project *p, bool secret, const char *key)
+{
+	const struct svc_file_decl *d = secret ? p->secrets : p->configs;
+	size_t n = secret ? p->n_secrets : p->n_configs;
+
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(d[i].key, key) == 0)
+			return &d[i];
+	return NULL;
+}
+
+char *svc_plan_file_source(const struct svc_plan *plan, bool secret, const char *key)
+{
+	const struct svc_file_decl *d = find_decl(plan->project, secret, key);
+
+	if (!d)
+		return NULL;
+	if (d->kind == SVC_FILE_FILE)
+		return xstrdup(d->file);
+	return xasprintf("%s/%s-%s", plan->files_dir ? plan->files_dir : "", secret ? "secrets" : "configs",
+			 key);
+}
+
+char *svc_plan_file_target(bool secret, const struct svc_file_ref *r)
+{
+	const char *t = r->target ? r->target : r->source;
+
+	if (t[0] == '/')
+		return xstrdup(t);
+	return secret ? xasprintf("/run/secrets/%s", t) : xasprintf("/%s", t);
+}
+
+/* Secrets and configs are read-only binds of one file each, as Compose
+ * mounts them outside Swarm. */
+static void add_file_mounts(cJSON *hc, const struct svc_plan *plan, const struct svc_service *s)
+{
+	cJSON *binds = cJSON_GetObjectItemCaseSensitive(hc, "Binds");
+
+	for (int sec = 1; sec >= 0; sec--) {
+		const struct svc_file_ref *r = sec ? s->secrets : s->configs;
+		size_t n = sec ? s->n_secrets : s->n_configs;
+
+		for (size_t i = 0; i < n; i++) {
+			te_autofree char *src = svc_plan_file_source(plan, sec, r[i].source);
+			te_autofree char *dst = svc_plan_file_target(sec, &r[i]);
+			te_autofree char *b = NULL;
+
+			if (!src)
+				TE_BUG("secret or config without a declaration");
+			b = xasprintf("%s:%s:ro", src, dst);
+			cJSON_AddItemToArray(binds, cJSON_CreateString(b));
+		}
+	}
+}
+
+static void add_ulimits(cJSON *hc, const struct svc_service *s)
+{
+	cJSON *a;
+
+	if (s->runtime)
+		cJSON_AddStringToObject(hc, "Runtime", s->runtime);
+	if (!s->ulimits)
+		return;
+	a = cJSON_AddArrayToObject(hc, "Ulimits");
+	for (size_t i = 0; s->ulimits[i]; i++) {
+		const char *eq = strchr(s->ulimits[i], '=');
+		cJSON *o = cJSON_CreateObject();
+		long long soft = 0, hard = 0;
+		te_autofree char *name = NULL;
+
+		if (!eq || sscanf(eq + 1, "%lld:%lld", &soft, &hard) != 2)
+			TE_BUG("malformed ulimit in the model");
+		name = xstrndup(s->ulimits[i], (size_t)(eq - s->ulimits[i]));
+		cJSON_AddStringToObject(o, "Name", name);
+		cJSON_AddNumberToObject(o, "Soft", (double)soft);
+		cJSON_AddNumberToObject(o, "Hard", (double)hard);
+		cJSON_AddItemToArray(a, o);
+	}
+}
+
 static void add_strv(cJSON *o, const char *key, char *const *v)
 {
 	if (v && v[0])
@@ -737,7 +823,7 @@ cJSON *svc_plan_container_body(const struct svc_plan *plan, const struct svc_pla
 	te_autofree char *mode = network_mode(plan, c);
 	cJSON *hc;
 
-	cJSON_AddStringToObject(b, "Image", s->image);
+	cJSON_AddStringToObject(b, "Image", c->image);
 	if (s->command)
 		cJSON_AddItemToObject(b, "Cmd", strv_json(s->command));
 	if (s->entrypoint)
@@ -751,6 +837,8 @@ cJSON *svc_plan_container_body(const struct svc_plan *plan, const struct svc_pla
 	hc = cJSON_CreateObject();
 	add_ports(b, hc, s, host_ports);
 	add_mounts(b, hc, plan, s);
+	add_file_mounts(hc, plan, s);
+	add_ulimits(hc, s);
 	add_limits(hc, s);
 	add_security(hc, s);
 	add_namespaces(hc, plan, s);

@@ -13,6 +13,7 @@ struct svc_project;
 struct svc_service;
 struct svc_network;
 struct svc_volume;
+struct svc_file_ref;
 
 /* Where published ports are bound: loopback only, always. */
 #define SVC_HOST_IP "127.0.0.1"
@@ -38,6 +39,8 @@ struct svc_plan_container {
 	const struct svc_service *svc; /* borrowed from the project */
 	char **networks;	       /* NULL-terminated engine network names, first is primary */
 	char **aliases;		       /* NULL-terminated: service name, container_name if any */
+	char *image;		       /* image: as written, else svc_name_image (built) */
+	bool build;		       /* the service has build: */
 };
 
 struct svc_plan {
@@ -50,7 +53,17 @@ struct svc_plan {
 	size_t n_volumes;
 	struct svc_plan_container *containers; /* in depends_on order: dependencies first */
 	size_t n_containers;
+	char *files_dir; /* where secret/config files taken from the environment or content are
+			  * written (owned, set by the caller, NULL = none); see svc_plan_file_source */
 };
+
+/* The host file bound for a service's secret or config: the declared file,
+ * or FILES_DIR/<secrets|configs>-<key> for environment/content sources.
+ * Owned; NULL when the declaration is missing (finalize refuses that). */
+char *svc_plan_file_source(const struct svc_plan *plan, bool secret, const char *key);
+/* The target path in the container: TARGET if absolute; else /run/secrets/<TARGET or SOURCE>
+ * for secrets, /<TARGET or SOURCE> for configs (Compose's defaults). Owned. */
+char *svc_plan_file_target(bool secret, const struct svc_file_ref *r);
 
 /* Build the plan for PROJECT (borrowed) as TASK (already checked). Fails with
  * TE_E_COMPOSE on a depends_on cycle ("FILE:LINE:COL: dependency cycle: a -> b -> a").

@@ -17,7 +17,7 @@ static const char *const fixed_names[] = {
     "host-userns",   "host-uts",       "devices",      "cap:SYS_ADMIN",	     "cap:SYS_PTRACE",
     "cap:NET_ADMIN", "cap:SYS_MODULE", "cap:ALL",      "seccomp-unconfined", "apparmor-unconfined",
     "label-disable", "bind-system",    "bind-home",    "bind-credentials",   "bind-outside-project",
-    "public-port",
+    "public-port",   "host-sysctl",    "mac-address",
 };
 
 static const char *const dangerous_caps[] = {"SYS_ADMIN", "SYS_PTRACE", "NET_ADMIN", "SYS_MODULE", "ALL"};
@@ -342,8 +342,58 @@ static void check_ports(struct check *c, const struct svc_service *s)
 	}
 }
 
+/* Sysctls the kernel namespaces per container (Docker's list, which runc
+ * enforces); net.* only with the container's own network namespace. */
+static bool namespaced_sysctl(const struct svc_service *s, const char *k)
+{
+	static const char *const exact[] = {"kernel.msgmax",  "kernel.msgmnb",		"kernel.msgmni",
+					    "kernel.sem",     "kernel.shmall",		"kernel.shmmax",
+					    "kernel.shmmni",  "kernel.shm_rmid_forced", "kernel.domainname",
+					    "kernel.hostname"};
+
+	for (size_t i = 0; i < sizeof(exact) / sizeof(exact[0]); i++)
+		if (strcmp(exact[i], k) == 0)
+			return true;
+	if (strncmp(k, "fs.mqueue.", 10) == 0)
+		return true;
+	return strncmp(k, "net.", 4) == 0 && !(s->network_mode && strcmp(s->network_mode, "host") == 0);
+}
+
+static void check_sysctls(struct check *c, const struct svc_service *s)
+{
+	for (size_t i = 0; i < s->n_sysctls; i++)
+		if (!namespaced_sysctl(s, s->sysctls[i].key))
+			add(c, s->sysctls[i].loc, s->name, "sysctls", "host-sysctl",
+			    xasprintf("sysctl '%s' is not namespaced: it would change the host kernel for "
+				      "every task",
+				      s->sysctls[i].key));
+}
+
+/* Secret and config files are bind mounts: the same rules for their sources. */
+static void check_file_refs(struct check *c, const struct svc_service *s, bool secret)
+{
+	const struct svc_file_ref *r = secret ? s->secrets : s->configs;
+	size_t n = secret ? s->n_secrets : s->n_configs;
+	const struct svc_file_decl *d = secret ? c->p->secrets : c->p->configs;
+	size_t nd = secret ? c->p->n_secrets : c->p->n_configs;
+
+	for (size_t i = 0; i < n; i++)
+		for (size_t j = 0; j < nd; j++)
+			if (strcmp(d[j].key, r[i].source) == 0 && d[j].kind == SVC_FILE_FILE)
+				check_host_path(c, d[j].loc, s->name, secret ? "secrets" : "configs",
+						d[j].file);
+}
+
 static void check_service(struct check *c, const struct svc_service *s)
 {
+	check_sysctls(c, s);
+	check_file_refs(c, s, true);
+	check_file_refs(c, s, false);
+	if (s->mac_address)
+		add(c, key_loc(s, SVC_K_MAC_ADDRESS), s->name, "mac_address", "mac-address",
+		    xasprintf("mac_address '%s' is fixed: every task of this project would use the same MAC, "
+			      "which clashes on any network two tasks share (external networks, macvlan)",
+			      s->mac_address));
 	check_modes(c, s);
 	check_caps(c, s);
 	check_security_opt(c, s);

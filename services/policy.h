@@ -18,7 +18,13 @@
  *   bind-credentials     bind of ~/.ssh, ~/.aws, ~/.config/gcloud, ~/.kube, ~/.docker, ~/.gnupg,
  *                        ~/.netrc, ~/.git-credentials (or below, or a directory of $HOME above one)
  *   bind-outside-project any other bind source outside the project directory
- *   public-port          a port published on a host ip other than loopback */
+ *   public-port          a port published on a host ip other than loopback
+ *   host-sysctl          a sysctl the kernel does not namespace per container (only
+ *                        kernel.msg*, kernel.sem, kernel.shm*, kernel.domainname/hostname,
+ *                        fs.mqueue.* and net.* outside host networking are)
+ *   mac-address          mac_address: a fixed MAC shared by every task of the project
+ * Secret and config `file:` sources follow the bind rules (bind-system, bind-home,
+ * bind-credentials, bind-outside-project, engine-socket). */
 #ifndef TASKENV_SERVICES_POLICY_H
 #define TASKENV_SERVICES_POLICY_H
 

@@ -183,6 +183,8 @@ static int live_state(struct engine *e, const struct state_resource *r, cJSON *o
 		rc = engine_container_inspect(e, ref, &obj, err);
 	else if (strcmp(r->kind, "network") == 0)
 		rc = engine_network_inspect(e, ref, &obj, err);
+	else if (strcmp(r->kind, "image") == 0)
+		rc = engine_image_inspect(e, r->name, &obj, err);
 	else
 		rc = engine_volume_inspect(e, r->name, &obj, err);
 	if (rc < 0) {

@@ -162,3 +162,13 @@ char *svc_name_volume(const char *task, const char *key)
 {
 	return xasprintf("%s_%s", task, key);
 }
+
+char *svc_name_image(const char *task, const char *service)
+{
+	char *s = xasprintf("%s-%s", task, service);
+
+	for (char *c = s; *c; c++)
+		if (*c >= 'A' && *c <= 'Z')
+			*c = (char)(*c - 'A' + 'a');
+	return s;
+}

@@ -23,5 +23,8 @@ char *svc_task_resolve(const char *flag, const char *dir, struct te_err *err);
 char *svc_name_container(const char *task, const char *service, int n);
 char *svc_name_network(const char *task, const char *key);
 char *svc_name_volume(const char *task, const char *key);
+/* The image built for SERVICE when it has no image: "<task>-<service>",
+ * lower-cased (an image reference has no upper case), as Compose names it. */
+char *svc_name_image(const char *task, const char *service);
 
 #endif

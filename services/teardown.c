@@ -3,6 +3,9 @@
 #include "services/drvrun.h"
 #include "services/shared.h"
 #include "state/secrets.h"
+#include "services/files.h"
+#include "services/task.h"
+#include "engine/build.h"
 #include "engine/engine.h"
 #include "state/ledger.h"
 #include "state/owner.h"
@@ -41,6 +44,9 @@ static int inspect(struct down *d, const struct state_resource *r, cJSON **obj, 
 		return engine_network_inspect(d->e, ref, obj, err);
 	if (strcmp(r->kind, "volume") == 0)
 		return engine_volume_inspect(d->e, r->name, obj, err);
+	/* By name: a rebuild moves the tag, and the tag is what we own. */
+	if (strcmp(r->kind, "image") == 0)
+		return engine_image_inspect(d->e, r->name, obj, err);
 	return te_err_set(err, TE_E_FAIL, "unknown resource kind '%s' for '%s'", r->kind, r->name);
 }
 
@@ -65,6 +71,8 @@ static int remove_object(struct down *d, const struct state_resource *r, const c
 			return -1;
 		return engine_network_remove(d->e, id, err);
 	}
+	if (strcmp(r->kind, "image") == 0)
+		return engine_image_remove(d->e, r->name, false, err);
 	return engine_volume_remove(d->e, r->name, false, err);
 }
 
@@ -76,6 +84,19 @@ static int mark_removed(struct down *d, const struct state_resource *r, struct t
 	if (strcmp(r->kind, "network") == 0)
 		return state_subnet_release_network(d->l, r->name, err);
 	return 0;
+}
+
+/* --rmi local: only images named "<task>-<service>" (no image: in the file). */
+static bool rmi_wants(const struct down *d, const struct state_resource *r)
+{
+	te_autofree char *local = NULL;
+
+	if (d->opts->rmi == SVC_RMI_ALL)
+		return true;
+	if (d->opts->rmi == SVC_RMI_NONE || !r->service)
+		return false;
+	local = svc_name_image(d->task, r->service);
+	return strcmp(local, r->name) == 0;
 }
 
 /* One row. Returns -1 only when the engine cannot be reached at all:
@@ -102,6 +123,11 @@ static int down_one(struct down *d, const struct state_resource *r, struct te_er
 	}
 	if (strcmp(r->kind, "volume") == 0 && !d->opts->volumes) {
 		d->res->kept++;
+		step(d, r, "kept");
+		return 0;
+	}
+	if (strcmp(r->kind, "image") == 0 && !rmi_wants(d, r)) {
+		d->res->kept_images++;
 		step(d, r, "kept");
 		return 0;
 	}
@@ -204,6 +230,13 @@ static char *pending_names(struct down *d)
 	return s;
 }
 
+static int remove_files(struct down *d, struct te_err *err)
+{
+	te_autofree char *dir = svc_files_dir(d->l, d->task);
+
+	return svc_files_remove(dir, err);
+}
+
 static int finish(struct down *d, struct te_err *err)
 {
 	if (d->res->remaining) {
@@ -214,7 +247,10 @@ static int finish(struct down *d, struct te_err *err)
 				  "task '%s': %zu owned resource(s) remain (%s); run down again", d->task,
 				  d->res->remaining, names);
 	}
-	if (d->res->kept)
+	/* No container is left to read them: secret files go now. */
+	if (remove_files(d, err) < 0)
+		return -1;
+	if (d->res->kept || d->res->kept_images)
 		return state_task_set_status(d->l, d->task, "down", err);
 	if (state_port_release_task(d->l, d->task, err) < 0 ||
 	    state_subnet_release_task(d->l, d->task, err) < 0 || state_secrets_drop(d->l, d->task, err) < 0)
@@ -228,7 +264,7 @@ int svc_down_locked(struct engine *e, struct ledger *l, const char *task, const 
 	struct down d = {e, l, task, opts, res};
 	struct state_task t;
 	/* Containers before networks before volumes: each holds the next. */
-	static const char *const order[] = {"container", "network", "volume"};
+	static const char *const order[] = {"container", "network", "image", "volume"};
 
 	memset(res, 0, sizeof(*res));
 	if (state_task_get(l, task, &t, err) < 0) {

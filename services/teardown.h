@@ -12,8 +12,15 @@ struct te_err;
 struct engine;
 struct ledger;
 
+/* down --rmi, as Compose: LOCAL removes the images built for the task
+ * without a custom image: name ("<task>-<service>"), ALL every image the
+ * task built. Images the task only pulled are never removed: the ledger
+ * does not own them (other tasks may use them). */
+enum svc_rmi { SVC_RMI_NONE, SVC_RMI_LOCAL, SVC_RMI_ALL };
+
 struct svc_down_opts {
 	bool volumes;		  /* also remove named volumes (else they are kept) */
+	enum svc_rmi rmi;	  /* built images to remove; the others are kept */
 	int stop_timeout;	  /* seconds given to each container to stop; default 10 */
 	svc_progress_fn progress; /* may be NULL; what: "removed", "already gone", "kept",
 				     "not ours, left alone", "failed: <reason>" */
@@ -21,11 +28,12 @@ struct svc_down_opts {
 };
 
 struct svc_down_result {
-	size_t removed;	  /* removed now */
-	size_t gone;	  /* recorded but already absent from the engine */
-	size_t kept;	  /* volumes kept without --volumes */
-	size_t refused;	  /* engine object by that name carries another owner's labels */
-	size_t remaining; /* owned and still present after a failed removal (pending) */
+	size_t removed;	    /* removed now */
+	size_t gone;	    /* recorded but already absent from the engine */
+	size_t kept;	    /* volumes kept without --volumes */
+	size_t kept_images; /* built images kept (see rmi) */
+	size_t refused;	    /* engine object by that name carries another owner's labels */
+	size_t remaining;   /* owned and still present after a failed removal (pending) */
 };
 
 /* Remove what the ledger says TASK owns on engine E: containers (stop,
@@ -34,7 +42,7 @@ struct svc_down_result {
  * first; an object that belongs to anything else is never touched. A
  * failed removal is recorded as pending and the rest goes on. When nothing
  * the task owns remains, the task row and its port reservations are
- * dropped; kept volumes keep the task (status "down") and its ports, so the
+ * dropped; kept volumes and images keep the task (status "down") and its ports, so the
  * next `up` finds the same data on the same ports.
  * An unknown task is not an error (result all zero). Holds the task's
  * lock (state/owner.h) throughout: waits for an `up` of the task to finish.

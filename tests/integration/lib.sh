@@ -27,6 +27,8 @@ engine_names() {
 		jq -er 'if type == "array" then .[].Name else error("not a list") end' <<<"$out" ;;
 	volumes) out=$(api GET "/volumes?filters=$filter") || return 1
 		jq -er 'if type == "object" then (.Volumes // [])[].Name else error("not a list") end' <<<"$out" ;;
+	images) out=$(api GET "/images/json?filters=$filter") || return 1
+		jq -er 'if type == "array" then .[] | ((.RepoTags // [])[0] // .Id) else error("not a list") end' <<<"$out" ;;
 	esac
 	# jq -e exits 4 when the list is empty: that is a valid answer.
 	local rc=$?
@@ -37,7 +39,7 @@ engine_names() {
 # task), or "error" when the engine could not be listed.
 count_task_objects() {
 	local label="io.taskenv.task${1:+=$1}" n=0 k names
-	for k in containers networks volumes; do
+	for k in containers networks volumes images; do
 		names=$(engine_names "$k" "$label") || { echo error; return; }
 		n=$((n + $(grep -c . <<<"$names")))
 	done

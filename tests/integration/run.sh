@@ -28,7 +28,7 @@ cleanup() {
 	# Our tasks first, through taskenv itself, then a check by label.
 	if [ -n "${SOCK:-}" ] && [ -S "$SOCK" ]; then
 		for t in $("$TASKENV" ps --json 2>/dev/null | jq -r '.[].task' 2>/dev/null); do
-			"$TASKENV" down -t "$t" --volumes >/dev/null 2>&1 || true
+			"$TASKENV" down -t "$t" --volumes --rmi all >/dev/null 2>&1 || true
 		done
 	fi
 	"$TE_ROOT/scripts/engine.sh" stop "$WORK/engine" >/dev/null 2>&1 || true
@@ -64,12 +64,12 @@ done
 # that even the ledger does not know about.
 for t in $("$TASKENV" ps --json | jq -r '.[].task'); do
 	log "taking down task '$t' left by a failed test"
-	"$TASKENV" down -t "$t" --volumes >/dev/null 2>&1 || log "down of '$t' failed"
+	"$TASKENV" down -t "$t" --volumes --rmi all >/dev/null 2>&1 || log "down of '$t' failed"
 done
 leftover=$(count_task_objects "")
 if [ "$leftover" != 0 ]; then
 	log "leftover objects labelled io.taskenv.task on $ENGINE_KIND:"
-	for k in containers networks volumes; do engine_names "$k" io.taskenv.task >&2; done
+	for k in containers networks volumes images; do engine_names "$k" io.taskenv.task >&2; done
 	FAILED=$((FAILED + 1))
 	FAILED_NAMES+=(leftovers)
 fi

@@ -121,6 +121,10 @@ static const struct refusal refusals[] = {
     {"ports: [\"0.0.0.0:80:80\"]", "public-port", "ports", 4},
     {"ports:\n  - target: 80\n    host_ip: 192.168.1.5", "public-port", "ports", 5},
     {"ports: [\"127.0.0.1:80:80\", \"80\", \"[::1]:81:81\"]", NULL, NULL, 0},
+    {"sysctls:\n  kernel.panic: 1", "host-sysctl", "sysctls", 5},
+    {"sysctls: [\"vm.swappiness=10\"]", "host-sysctl", "sysctls", 4},
+    {"sysctls:\n  net.core.somaxconn: 1\n  kernel.shmmax: 1\n  fs.mqueue.msg_max: 1", NULL, NULL, 0},
+    {"mac_address: 02:42:ac:11:00:02", "mac-address", "mac_address", 4},
 };
 
 static void test_refusals(void **state)
@@ -228,6 +232,32 @@ static void test_symlink_and_multiple(void **state)
 	svc_policy_check(p, some, &f, &n);
 	for (size_t i = 0; i < n; i++)
 		assert_string_not_equal(f[i].allow, "bind-system");
+	svc_findings_free(f, n);
+	svc_project_free(p);
+}
+
+/* Secret and config file sources are binds: the same rules apply. */
+static void test_secret_files(void **state)
+{
+	struct svc_project *p = load_text("secproj", "services:\n  s:\n    image: x\n"
+						     "    secrets: [inside, outside, creds, fromenv]\n"
+						     "    configs: [sys]\n"
+						     "secrets:\n  inside:\n    file: ./token\n"
+						     "  outside:\n    file: ../elsewhere/token\n"
+						     "  creds:\n    file: ~/.ssh/id_ed25519\n"
+						     "  fromenv:\n    environment: TOKEN\n"
+						     "configs:\n  sys:\n    file: /etc/hostname\n");
+	struct svc_finding *f = NULL;
+	size_t n = 0;
+
+	svc_policy_check(p, NULL, &f, &n);
+	assert_int_equal(n, 3);
+	assert_string_equal(f[0].allow, "bind-outside-project");
+	assert_string_equal(f[0].key, "secrets");
+	assert_int_equal(f[0].loc.line, 9); /* the declaration */
+	assert_string_equal(f[1].allow, "bind-credentials");
+	assert_string_equal(f[2].allow, "bind-system");
+	assert_string_equal(f[2].key, "configs");
 	svc_findings_free(f, n);
 	svc_project_free(p);
 }
@@ -396,6 +426,7 @@ int main(void)
 	    cmocka_unit_test(test_allow_in_file_and_validate),
 	    cmocka_unit_test(test_symlink_and_multiple),
 	    cmocka_unit_test(test_engine_socket_from_env),
+	    cmocka_unit_test(test_secret_files),
 	    cmocka_unit_test(test_defaults),
 	    cmocka_unit_test(test_durations_and_sizes),
 	    cmocka_unit_test(test_merge_and_profiles),
