@@ -22,6 +22,10 @@ echo "== build (Debug, -Werror)"
 cmake -S . -B build -DCMAKE_BUILD_TYPE=Debug >/dev/null
 cmake --build build -j"$JOBS"
 
+echo "== build (RelWithDebInfo, -Werror: what scripts/demo.sh builds)"
+cmake -S . -B build-rel -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTASKENV_TESTS=OFF >/dev/null
+cmake --build build-rel -j"$JOBS"
+
 echo "== build (ASan + UBSan)"
 cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DTASKENV_SANITIZE=ON >/dev/null
 cmake --build build-asan -j"$JOBS"

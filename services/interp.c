@@ -162,7 +162,7 @@ static int expand(struct interp *ip, const char *s, size_t n, int depth, struct 
 
 	while (i < n) {
 		const char *d = memchr(s + i, '$', n - i);
-		size_t used;
+		size_t used = 0; /* set by dollar() on success; gcc -O2 cannot see that */
 
 		if (!d) {
 			te_buf_add(out, s + i, n - i);
