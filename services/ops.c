@@ -191,6 +191,7 @@ struct run {
 	char *name;
 	char *id;
 	long long row;
+	size_t lines; /* lines of output passed on so far */
 };
 
 static int load_task_project(struct run *r, struct te_err *err)
@@ -318,9 +319,10 @@ static int create_oneoff(struct run *r, struct te_err *err)
 
 static int run_line(void *ctx, size_t src, int stream, const char *line, size_t n)
 {
-	const struct svc_run_opts *o = ctx;
+	struct run *r = ctx;
 
-	return o->output ? o->output(o->output_ctx, stream, line, n) : 0;
+	r->lines++;
+	return r->o->output ? r->o->output(r->o->output_ctx, stream, line, n) : 0;
 }
 
 static int run_attached(struct run *r, int *code, struct te_err *err)
@@ -332,8 +334,17 @@ static int run_attached(struct run *r, int *code, struct te_err *err)
 		return te_err_prefix(err, "start container '%s': ", r->name);
 	/* The log holds everything since start, so following it from the
 	 * beginning loses nothing printed before we attached. */
-	if (engine_logs(r->e, ids, &lo, run_line, (void *)r->o, err) < 0)
-		return -1;
+	if (engine_logs(r->e, ids, &lo, run_line, r, err) < 0) {
+		/* Podman 4.3 answers 500 ("read /proc/N/cgroup: no such process")
+		 * to a follow that races the container's exit: when nothing was
+		 * passed on yet, wait for the exit and read the finished log once. */
+		if (err->code != TE_E_ENGINE || r->lines)
+			return -1;
+		if (engine_container_wait(r->e, r->id, code, err) < 0)
+			return -1;
+		lo.follow = false;
+		return engine_logs(r->e, ids, &lo, run_line, r, err);
+	}
 	if (r->o->cancel && *r->o->cancel &&
 	    engine_container_stop(r->e, r->id, SVC_RUN_STOP_TIMEOUT_S, err) < 0)
 		return te_err_prefix(err, "stop container '%s': ", r->name);
