@@ -35,7 +35,8 @@ export TASKENV_STATE=$STATE/state.db
 cleanup() {
 	"$TASKENV" down -t demo-a --volumes >/dev/null 2>&1 || true
 	"$TASKENV" down -t demo-b --volumes >/dev/null 2>&1 || true
-	if [ -n "$PRIVATE" ]; then scripts/engine.sh stop "$PRIVATE/engine" >/dev/null 2>&1 || true; rm -rf "$PRIVATE"; fi
+	# By absolute path: the main job runs in examples/agent-pair.
+	if [ -n "$PRIVATE" ]; then "$ROOT/scripts/engine.sh" stop "$PRIVATE/engine" >/dev/null 2>&1 || true; rmdir "$PRIVATE" 2>/dev/null || true; fi
 	rm -rf "$STATE"
 }
 trap cleanup EXIT
@@ -58,8 +59,14 @@ say "taskenv ps"
 say "a request to each task's app"
 for t in demo-a demo-b; do
 	port=$("$TASKENV" env -t "$t" | sed -n 's/^TASKENV_PORT_APP_3000=//p')
-	for _ in $(seq 1 30); do curl -fsS "http://127.0.0.1:$port/cgi-bin/db" >/dev/null 2>&1 && break; sleep 0.5; done
-	printf '%s -> 127.0.0.1:%s: %s\n' "$t" "$port" "$(curl -fsS "http://127.0.0.1:$port/cgi-bin/db" | tr '\n' ' ')"
+	# The app answers at once; its database needs a few seconds to accept connections.
+	for _ in $(seq 1 120); do
+		curl -fsS "http://127.0.0.1:$port/cgi-bin/db" 2>/dev/null | grep -q database=reachable && break
+		sleep 0.5
+	done
+	answer=$(curl -fsS "http://127.0.0.1:$port/cgi-bin/db" | tr '\n' ' ')
+	printf '%s -> 127.0.0.1:%s: %s\n' "$t" "$port" "$answer"
+	grep -q database=reachable <<<"$answer" || { echo "$t: its app does not reach its database" >&2; exit 1; }
 done
 
 say "down --volumes of both"
