@@ -3,6 +3,7 @@
 #include "drivers/rabbitmq.h"
 #include "drivers/s3.h"
 #include "common/err.h"
+#include "common/fault.h"
 #include "common/mem.h"
 
 #include <errno.h>
@@ -34,6 +35,20 @@ const struct drv_ops *drv_for_kind(const char *kind)
 			return drivers[i];
 	}
 	return NULL;
+}
+
+int drv_record(const struct drv_recorder *rec, const char *kind, const char *name, const char *detail,
+	       drv_create_fn create, void *ctx, struct te_err *err)
+{
+	long long row;
+
+	if (rec->intend(rec->ctx, kind, name, detail, &row, err) < 0)
+		return -1;
+	te_fault_point("before-create", kind, name);
+	if (create(ctx, name, err) < 0)
+		return -1;
+	te_fault_point("after-create", kind, name);
+	return rec->created(rec->ctx, row, name, err);
 }
 
 const char *drv_names(void)

@@ -59,6 +59,15 @@ struct drv_recorder {
 	int (*secret_put)(void *ctx, const char *name, const char *value, struct te_err *err);
 };
 
+/* The ledger protocol around one driver object (ARCHITECTURE.md): commit
+ * the intended row for KIND NAME with DETAIL, fault point "before-create",
+ * CREATE(CTX, NAME), fault point "after-create", then record it created
+ * under NAME. Every driver creates its objects through here, so a crash
+ * between any two steps leaves a row that names what may exist. */
+typedef int (*drv_create_fn)(void *ctx, const char *name, struct te_err *err);
+int drv_record(const struct drv_recorder *rec, const char *kind, const char *name, const char *detail,
+	       drv_create_fn create, void *ctx, struct te_err *err);
+
 /* A recorded object to remove: a ledger row plus what teardown needs. */
 struct drv_ref {
 	const char *task;

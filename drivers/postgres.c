@@ -1,6 +1,5 @@
 #include "drivers/postgres.h"
 #include "common/err.h"
-#include "common/fault.h"
 #include "common/mem.h"
 
 #define TE_WITH_CJSON
@@ -213,8 +212,9 @@ static int role_sql(struct prov *p, bool exists, struct te_err *err)
 }
 
 /* Create the role, or take back the one this task already made (same mark). */
-static int role_create(struct prov *p, struct te_err *err)
+static int role_create(void *ctx, const char *name, struct te_err *err)
 {
+	struct prov *p = ctx;
 	te_autofree char *mark = owner_mark(p->s->ledger_id, p->s->task);
 	te_autofree char *comment = NULL;
 	bool found;
@@ -239,20 +239,10 @@ fail:
 	return -1;
 }
 
-typedef int (*create_fn)(struct prov *p, struct te_err *err);
-
-/* The ledger protocol around one object: intended, create, created. */
-static int step(struct prov *p, const char *kind, create_fn create, struct te_err *err)
+/* One object of P under its role name, by the drivers' ledger protocol. */
+static int step(struct prov *p, const char *kind, drv_create_fn create, struct te_err *err)
 {
-	long long row;
-
-	if (p->rec->intend(p->rec->ctx, kind, p->role, p->detail, &row, err) < 0)
-		return -1;
-	te_fault_point("before-create", kind, p->role);
-	if (create(p, err) < 0)
-		return -1;
-	te_fault_point("after-create", kind, p->role);
-	return p->rec->created(p->rec->ctx, row, p->role, err);
+	return drv_record(p->rec, kind, p->role, p->detail, create, p, err);
 }
 
 /* Ours when owned by our role (the role itself carries the mark). */
@@ -266,8 +256,9 @@ static int check_owner(struct prov *p, const char *what, const char *owner, stru
 			  p->pg.where, what, p->role, owner, p->s->task);
 }
 
-static int schema_create(struct prov *p, struct te_err *err)
+static int schema_create(void *ctx, const char *name, struct te_err *err)
 {
+	struct prov *p = ctx;
 	te_autofree char *id = ident(&p->pg, p->role);
 	te_autofree char *db = ident(&p->pg, PQdb(p->pg.c));
 	te_autofree char *owner = NULL;
@@ -342,8 +333,9 @@ static int clone_locked(struct prov *p, const char *create, struct te_err *err)
 	return rc;
 }
 
-static int database_create(struct prov *p, struct te_err *err)
+static int database_create(void *ctx, const char *name, struct te_err *err)
 {
+	struct prov *p = ctx;
 	te_autofree char *id = ident(&p->pg, p->role);
 	te_autofree char *tp = p->s->tmpl ? ident(&p->pg, p->s->tmpl) : NULL;
 	te_autofree char *owner = NULL;

@@ -2,7 +2,6 @@
 #include "drivers/http.h"
 #include "common/buf.h"
 #include "common/err.h"
-#include "common/fault.h"
 #include "common/mem.h"
 
 #define TE_WITH_CJSON
@@ -163,8 +162,9 @@ static int task_password(struct prov *p, struct te_err *err)
 	return p->rec->secret_put(p->rec->ctx, name, p->password, err);
 }
 
-static int user_create(struct prov *p, struct te_err *err)
+static int user_create(void *ctx, const char *name, struct te_err *err)
 {
+	struct prov *p = ctx;
 	te_autofree char *path = xasprintf("/api/users/%s", p->ename);
 	te_autojson cJSON *old = NULL;
 	te_autojson cJSON *body = cJSON_CreateObject();
@@ -183,8 +183,9 @@ static int user_create(struct prov *p, struct te_err *err)
 	return api_ok(&p->r, "PUT", path, body, err);
 }
 
-static int vhost_create(struct prov *p, struct te_err *err)
+static int vhost_create(void *ctx, const char *name, struct te_err *err)
 {
+	struct prov *p = ctx;
 	te_autofree char *path = xasprintf("/api/vhosts/%s", p->ename);
 	te_autofree char *limit = xasprintf("/api/vhost-limits/%s/max-connections", p->ename);
 	te_autofree char *perm = xasprintf("/api/permissions/%s/%s", p->ename, p->ename);
@@ -212,19 +213,10 @@ static int vhost_create(struct prov *p, struct te_err *err)
 	return api_ok(&p->r, "PUT", perm, pb, err);
 }
 
-typedef int (*create_fn)(struct prov *p, struct te_err *err);
-
-static int step(struct prov *p, const char *kind, create_fn create, struct te_err *err)
+/* One object of P under its name, by the drivers' ledger protocol. */
+static int step(struct prov *p, const char *kind, drv_create_fn create, struct te_err *err)
 {
-	long long row;
-
-	if (p->rec->intend(p->rec->ctx, kind, p->name, p->detail, &row, err) < 0)
-		return -1;
-	te_fault_point("before-create", kind, p->name);
-	if (create(p, err) < 0)
-		return -1;
-	te_fault_point("after-create", kind, p->name);
-	return p->rec->created(p->rec->ctx, row, p->name, err);
+	return drv_record(p->rec, kind, p->name, p->detail, create, p, err);
 }
 
 static char *detail_json(struct prov *p, int port)

@@ -2,7 +2,6 @@
 #include "drivers/http.h"
 #include "common/buf.h"
 #include "common/err.h"
-#include "common/fault.h"
 #include "common/mem.h"
 
 #define TE_WITH_CJSON
@@ -142,8 +141,9 @@ static char *detail_json(struct s3 *s, const struct drv_spec *spec)
 	return cJSON_PrintUnformatted(o);
 }
 
-static int bucket_create(struct s3 *s, const char *name, struct te_err *err)
+static int bucket_create(void *ctx, const char *name, struct te_err *err)
 {
+	struct s3 *s = ctx;
 	te_autofree char *path = xasprintf("/%s", name);
 	te_autobuf struct te_buf b = TE_BUF_INIT(S3_BODY_MAX);
 	long st = 0;
@@ -179,15 +179,8 @@ static int s3_provision(const struct drv_spec *spec, const struct drv_recorder *
 	detail = detail_json(&s, spec);
 	for (size_t i = 0; spec->buckets && spec->buckets[i]; i++) {
 		te_autofree char *name = bucket_name(spec, spec->buckets[i]);
-		long long row;
 
-		if (rec->intend(rec->ctx, "s3-bucket", name, detail, &row, err) < 0)
-			return -1;
-		te_fault_point("before-create", "s3-bucket", name);
-		if (bucket_create(&s, name, err) < 0)
-			return -1;
-		te_fault_point("after-create", "s3-bucket", name);
-		if (rec->created(rec->ctx, row, name, err) < 0)
+		if (drv_record(rec, "s3-bucket", name, detail, bucket_create, &s, err) < 0)
 			return -1;
 	}
 	return 0;
