@@ -261,8 +261,14 @@ test_engine_restart() {
 		assert_contains "$out" "$SOCK"
 	done
 	assert_eq "$(ledger_digest)" "$before" "(ledger changed while the engine was down)"
+	# Restarting the engine is the harness's job, not taskenv's: Podman's service
+	# has once exited at once on restart late in a full run (not reproduced
+	# alone), so the harness tries the start a second time before failing.
 	"te__start_$ENGINE_KIND" "$dir" "$(cat "$dir/netblock")"
-	te__wait_ping "$dir" "$ENGINE_KIND" "$SOCK" || fail "$ENGINE_KIND did not come back"
+	if ! te__wait_ping "$dir" "$ENGINE_KIND" "$SOCK"; then
+		"te__start_$ENGINE_KIND" "$dir" "$(cat "$dir/netblock")"
+		te__wait_ping "$dir" "$ENGINE_KIND" "$SOCK" || fail "$ENGINE_KIND did not come back"
+	fi
 	[ "$ENGINE_KIND" = docker ] && want=exited
 	out=$(te ps -t rs1)
 	assert_contains "$out" "$want"
