@@ -20,7 +20,7 @@ static void version_help(void)
 	    "               \"version\",\"api_version\",\"socket\"} or null, \"engine_error\" when null}\n");
 }
 
-static cJSON *doc_of(const struct engine *e, const struct te_err *err)
+static cJSON *doc_of(struct engine *e, const struct te_err *err)
 {
 	cJSON *d = cJSON_CreateObject();
 	cJSON *t, *en;

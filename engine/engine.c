@@ -378,18 +378,16 @@ static bool names_podman(const cJSON *name)
 	return cJSON_IsString(name) && strcasestr(name->valuestring, "podman");
 }
 
-static const char *detect_flavor(const cJSON *ver)
+static bool version_names_podman(const cJSON *ver)
 {
 	const cJSON *c;
 	const cJSON *plat = cJSON_GetObjectItemCaseSensitive(ver, "Platform");
 
 	cJSON_ArrayForEach (c, cJSON_GetObjectItemCaseSensitive(ver, "Components")) {
 		if (names_podman(cJSON_GetObjectItemCaseSensitive(c, "Name")))
-			return "podman";
+			return true;
 	}
-	if (names_podman(cJSON_GetObjectItemCaseSensitive(plat, "Name")))
-		return "podman";
-	return "docker";
+	return names_podman(cJSON_GetObjectItemCaseSensitive(plat, "Name"));
 }
 
 /* Speak min(engine's ApiVersion, ENGINE_API_MAX); refuse an engine whose
@@ -412,11 +410,14 @@ static int negotiate(struct engine *e, const cJSON *ver, struct te_err *err)
 				  "engine at '%s' requires API %s or later but taskenv speaks at most "
 				  "%ld.%ld (dockerd accepts DOCKER_MIN_API_VERSION=%s in its environment)",
 				  e->socket, min->valuestring, have[0], have[1], ENGINE_API_MAX);
+	free(e->api_version);
 	e->api_version = xasprintf("%ld.%ld", have[0], have[1]);
 	return 0;
 }
 
-static int read_version(struct engine *e, struct te_err *err)
+/* GET /version: the engine's version, and with NEGOTIATE the API version
+ * and flavor too (when /_ping could not give them). */
+static int read_version(struct engine *e, bool negotiate_too, struct te_err *err)
 {
 	te_autojson cJSON *ver = NULL;
 	const char *v;
@@ -425,12 +426,57 @@ static int read_version(struct engine *e, struct te_err *err)
 		return -1;
 	if (!cJSON_IsObject(ver))
 		return te_err_set(err, TE_E_FAIL, "engine at '%s' sent no /version object", e->socket);
-	if (negotiate(e, ver, err) < 0)
+	if (negotiate_too && negotiate(e, ver, err) < 0)
 		return -1;
+	if (negotiate_too && !e->flavor)
+		e->flavor = xstrdup(version_names_podman(ver) ? "podman" : "docker");
 	v = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(ver, "Version"));
 	e->version = xstrdup(v ? v : "unknown");
-	e->flavor = xstrdup(detect_flavor(ver));
 	return 0;
+}
+
+/* Value of response header NAME (case-insensitive) of the last transfer on
+ * E's handle, borrowed until the next transfer; NULL when absent. */
+static const char *last_header(struct engine *e, const char *name)
+{
+	struct curl_header *h = NULL;
+
+	if (curl_easy_header(e->curl, name, 0, CURLH_HEADER, -1, &h) != CURLHE_OK)
+		return NULL;
+	return h->value;
+}
+
+/* Negotiate from the headers /_ping answered with, which dockerd and Podman
+ * both send: "API-Version: 1.41", and from Podman only "Libpod-API-Version"
+ * (Podman's own API). Podman is slow to answer GET /version (over a second),
+ * so it is asked only when the ping cannot settle things: no usable
+ * API-Version, or one above ours (then the engine's MinAPIVersion, which
+ * only /version tells, may be above ours too; an engine whose newest API is
+ * at most ours cannot require more). Returns 1 when /version is needed. */
+static int negotiate_ping(struct engine *e, const char *api, const char *libpod)
+{
+	long have[2], ours[2];
+
+	if (parse_api(ENGINE_API_MAX, ours) < 0)
+		TE_BUG("ENGINE_API_MAX is not MAJOR.MINOR");
+	if (libpod)
+		e->flavor = xstrdup("podman");
+	if (parse_api(api, have) < 0 || cmp_api(have, ours) > 0)
+		return 1;
+	e->api_version = xasprintf("%ld.%ld", have[0], have[1]);
+	if (!e->flavor)
+		e->flavor = xstrdup("docker");
+	return 0;
+}
+
+static int ping(struct engine *e, struct te_err *err)
+{
+	/* /_ping answers "OK" (not JSON) and is the cheapest liveness check. */
+	if (call_json(e, "GET", "/_ping", NULL, CALL_TIMEOUT_S, NULL, NULL, err) < 0)
+		return -1;
+	if (negotiate_ping(e, last_header(e, "API-Version"), last_header(e, "Libpod-API-Version")) == 0)
+		return 0;
+	return read_version(e, true, err);
 }
 
 struct engine *engine_open(const char *path, struct te_err *err)
@@ -444,10 +490,7 @@ struct engine *engine_open(const char *path, struct te_err *err)
 		te_err_set(err, TE_E_FAIL, "cannot initialise libcurl");
 		goto fail;
 	}
-	/* /_ping answers "OK" (not JSON) and is the cheapest liveness check. */
-	if (call_json(e, "GET", "/_ping", NULL, CALL_TIMEOUT_S, NULL, NULL, err) < 0)
-		goto fail;
-	if (read_version(e, err) < 0)
+	if (ping(e, err) < 0)
 		goto fail;
 	return e;
 fail:
@@ -483,8 +526,12 @@ const char *engine_flavor(const struct engine *e)
 	return e->flavor;
 }
 
-const char *engine_version(const struct engine *e)
+const char *engine_version(struct engine *e)
 {
+	struct te_err ignored = {0};
+
+	if (!e->version && read_version(e, false, &ignored) < 0)
+		e->version = xstrdup("unknown");
 	return e->version;
 }
 

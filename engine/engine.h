@@ -34,8 +34,14 @@ struct engine;
 int engine_resolve_socket(const char *host, char **path_out, struct te_err *err);
 
 /* Connect to the socket at PATH (as resolved above), GET /_ping and
- * GET /version, and negotiate the API version: min(engine's ApiVersion,
- * ENGINE_API_MAX), requests then go to /v<version>/... .
+ * negotiate the API version from its "API-Version" response header:
+ * min(engine's API version, ENGINE_API_MAX); requests then go to
+ * /v<version>/... . The flavor comes from the same answer (Podman adds a
+ * "Libpod-API-Version" header, dockerd does not). GET /version (slow on
+ * Podman) is asked only when the ping has no usable API-Version or one
+ * above ENGINE_API_MAX: then its ApiVersion, MinAPIVersion and Components
+ * decide, and an engine whose MinAPIVersion is above what we speak is
+ * refused (TE_E_ENGINE, message names DOCKER_MIN_API_VERSION).
  * TE_E_UNREACHABLE names PATH and says how to start an engine.
  * Returns an owned handle (engine_free) or NULL. */
 struct engine *engine_open(const char *path, struct te_err *err);
@@ -46,10 +52,13 @@ void engine_free(struct engine *e);
 
 const char *engine_socket(const struct engine *e);	/* borrowed */
 const char *engine_api_version(const struct engine *e); /* borrowed, e.g. "1.41" */
-/* "docker" or "podman" (from /version Components / Platform.Name), borrowed. */
+/* "docker" or "podman" (from /_ping's Libpod-API-Version header, else
+ * /version Components / Platform.Name), borrowed. */
 const char *engine_flavor(const struct engine *e);
-/* Engine's own version string, borrowed. */
-const char *engine_version(const struct engine *e);
+/* Engine's own version string ("Version" of GET /version, asked on the
+ * first call and kept), borrowed; "unknown" when that call fails or the
+ * engine does not say. */
+const char *engine_version(struct engine *e);
 
 /* Log each call (method, path, status, milliseconds) to stderr when on (-v). */
 void engine_set_verbose(struct engine *e, bool on);

@@ -349,7 +349,8 @@ static const char docker_version[] =
     "\"Engine\",\"Version\":\"24.0.7\"}],\"Version\":\"24.0.7\",\"ApiVersion\":\"1.43\","
     "\"MinAPIVersion\":\"1.12\"}";
 
-/* The two answers engine_open needs. */
+/* The two answers engine_open needs from an engine whose /_ping carries
+ * no API-Version header (then /version decides). */
 static void fake_add_open(struct fake *f, const char *version_json)
 {
 	fake_add_bin(f, 200, "Content-Type: text/plain\r\n", "OK", 2);
@@ -410,6 +411,16 @@ static void assert_req(struct fake *f, size_t i, const char *want)
 	te_autofree char *r = fake_req(f, i);
 
 	assert_string_equal(r, want);
+}
+
+static size_t fake_nreq(struct fake *f)
+{
+	size_t n;
+
+	pthread_mutex_lock(&f->lock);
+	n = f->nreq;
+	pthread_mutex_unlock(&f->lock);
+	return n;
 }
 
 static int fake_accepts(struct fake *f)
@@ -510,6 +521,105 @@ static void test_open_failures(void **state)
 		assert_non_null(strstr(err.msg, c->want));
 		fake_free(f);
 	}
+}
+
+/* ---- negotiation from the /_ping headers ---- */
+
+/* What dockerd 20.10 and Podman 4.3 answer GET /_ping with (curl -i). */
+#define DOCKERD_PING                                                                                         \
+	"Api-Version: 1.41\r\nDocker-Experimental: false\r\nOstype: linux\r\n"                               \
+	"Server: Docker/20.10.24+dfsg1 (linux)\r\n"
+#define PODMAN_PING                                                                                          \
+	"Api-Version: 1.41\r\nDocker-Experimental: true\r\nLibpod-Api-Version: 4.3.1\r\n"                    \
+	"Libpod-Buildah-Version: 1.28.2\r\nServer: Libpod/4.3.1 (linux)\r\n"
+
+struct ping_case {
+	const char *headers;	  /* of the /_ping answer */
+	const char *version_json; /* the /version answer queued next, or NULL */
+	bool asks_version;	  /* engine_open itself must ask GET /version */
+	const char *api;
+	const char *flavor;
+};
+
+static void test_open_from_ping(void **state)
+{
+	static const struct ping_case cases[] = {
+	    {DOCKERD_PING, NULL, false, "1.41", "docker"},
+	    {PODMAN_PING, NULL, false, "1.41", "podman"},
+	    {"API-Version: 1.40\r\nLIBPOD-API-VERSION: 2.2.1\r\n", NULL, false, "1.40", "podman"},
+	    {"API-Version: 1.9\r\n", NULL, false, "1.9", "docker"},
+	    /* Newer than ours: only /version tells whether it still accepts ours. */
+	    {"API-Version: 1.44\r\n", docker_version, true, "1.41", "docker"},
+	    {"API-Version: 1.45\r\nLibpod-API-Version: 5.0.0\r\n", "{\"ApiVersion\":\"1.45\"}", true, "1.41",
+	     "podman"},
+	    {"API-Version: junk\r\n", "{\"ApiVersion\":\"1.40\"}", true, "1.40", "docker"},
+	    {"X-Other: 1\r\n", "{\"ApiVersion\":\"1.40\",\"Platform\":{\"Name\":\"Podman\"}}", true, "1.40",
+	     "podman"},
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		const struct ping_case *c = &cases[i];
+		struct fake *f = fake_new();
+		struct engine *e;
+
+		fake_add_bin(f, 200, c->headers, "OK", 2);
+		if (c->version_json)
+			fake_add(f, 200, c->version_json);
+		e = open_on(f);
+		assert_string_equal(engine_api_version(e), c->api);
+		assert_string_equal(engine_flavor(e), c->flavor);
+		assert_req(f, 0, "GET /_ping");
+		assert_int_equal(fake_nreq(f), c->asks_version ? 2 : 1);
+		if (c->asks_version)
+			assert_req(f, 1, "GET /version");
+		engine_free(e);
+		fake_free(f);
+	}
+}
+
+/* engine_version asks GET /version once, on first use. */
+static void test_version_lazy(void **state)
+{
+	struct fake *f = fake_new();
+	struct engine *e;
+
+	fake_add_bin(f, 200, DOCKERD_PING, "OK", 2);
+	fake_add(f, 200, docker_version);
+	e = open_on(f);
+	assert_int_equal(fake_nreq(f), 1);
+	assert_string_equal(engine_version(e), "24.0.7");
+	assert_string_equal(engine_version(e), "24.0.7");
+	assert_int_equal(fake_nreq(f), 2);
+	assert_req(f, 1, "GET /version");
+	engine_free(e);
+	fake_free(f);
+
+	/* A failing /version (the fake answers 500) gives "unknown". */
+	f = fake_new();
+	fake_add_bin(f, 200, PODMAN_PING, "OK", 2);
+	e = open_on(f);
+	assert_string_equal(engine_version(e), "unknown");
+	assert_string_equal(engine_flavor(e), "podman");
+	engine_free(e);
+	fake_free(f);
+}
+
+/* An engine newer than us whose minimum is above what we speak is refused
+ * at open, as when /version alone decided. */
+static void test_open_ping_min_api(void **state)
+{
+	struct fake *f = fake_new();
+	struct te_err err = {0};
+
+	fake_add_bin(f, 200, "API-Version: 1.52\r\nServer: Docker/29.0.0 (linux)\r\n", "OK", 2);
+	fake_add(f, 200, "{\"Version\":\"29.0.0\",\"ApiVersion\":\"1.52\",\"MinAPIVersion\":\"1.44\"}");
+	fake_start(f);
+	assert_null(engine_open(f->sock, &err));
+	assert_int_equal(err.code, TE_E_ENGINE);
+	assert_non_null(strstr(err.msg, "requires API 1.44"));
+	assert_non_null(strstr(err.msg, "DOCKER_MIN_API_VERSION"));
+	assert_req(f, 1, "GET /version");
+	fake_free(f);
 }
 
 static void test_unreachable(void **state)
@@ -976,7 +1086,8 @@ int main(void)
 	    cmocka_unit_test(test_filters),	   cmocka_unit_test(test_wrong_shape),
 	    cmocka_unit_test(test_response_cap),   cmocka_unit_test(test_pull_refs),
 	    cmocka_unit_test(test_pull_failures),  cmocka_unit_test(test_logs),
-	    cmocka_unit_test(test_verbose),
+	    cmocka_unit_test(test_verbose),	   cmocka_unit_test(test_open_from_ping),
+	    cmocka_unit_test(test_version_lazy),   cmocka_unit_test(test_open_ping_min_api),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
