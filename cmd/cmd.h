@@ -61,6 +61,11 @@ bool cmd_color_on(FILE *f);
  * knows it and open the engine it lives on. *task_out owned. Borrowed
  * engine, or NULL with *err set. */
 struct engine *cmd_task_engine(struct te_ctx *ctx, const char *flag, char **task_out, struct te_err *err);
+/* The same, but when MISSING is non-NULL a task the ledger does not know
+ * is no error: NULL with *missing = true, *task_out set and ERR clear (for
+ * `down`, which has nothing to do then). */
+struct engine *cmd_task_engine_or_missing(struct te_ctx *ctx, const char *flag, char **task_out,
+					  bool *missing, struct te_err *err);
 
 /* Print a cJSON document (borrowed) on stdout, indented, with a newline. */
 void cmd_print_json(const struct cJSON *doc);

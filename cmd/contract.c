@@ -1,7 +1,6 @@
 /* taskenv contract: the six boundaries of a task, with their evidence. */
 #include "cmd/cmd.h"
 #include "services/contract.h"
-#include "state/ledger.h"
 #include "common/mem.h"
 
 #define TE_WITH_CJSON
@@ -30,7 +29,7 @@ int cmd_contract(struct te_ctx *ctx, int argc, char **argv)
 	te_autojson cJSON *c = NULL;
 	te_autofree char *text = NULL;
 	struct te_err err = {0};
-	struct state_task t;
+	te_autofree char *name = NULL;
 	int o;
 
 	while ((o = getopt_long(argc, argv, "t:h", opts, NULL)) != -1) {
@@ -47,13 +46,9 @@ int cmd_contract(struct te_ctx *ctx, int argc, char **argv)
 	}
 	if (!task || optind < argc || (strcmp(format, "md") != 0 && strcmp(format, "json") != 0))
 		return cmd_usage("contract", "needs -t TASK and --format md or json");
-	if (state_task_get(ctx->ledger, task, &t, &err) < 0)
+	if (!cmd_task_engine(ctx, task, &name, &err) ||
+	    svc_contract(ctx->engine, ctx->ledger, name, &c, &err) < 0)
 		return cmd_fail("contract", &err);
-	if (!cmd_engine(ctx, t.engine, &err) || svc_contract(ctx->engine, ctx->ledger, task, &c, &err) < 0) {
-		state_task_release(&t);
-		return cmd_fail("contract", &err);
-	}
-	state_task_release(&t);
 	text = strcmp(format, "json") == 0 ? cJSON_Print(c) : svc_contract_markdown(c);
 	printf("%s\n", text);
 	return EXIT_OK;

@@ -1,6 +1,5 @@
 /* taskenv down: remove what the ledger says the task owns. */
 #include "cmd/cmd.h"
-#include "services/task.h"
 #include "services/teardown.h"
 #include "state/ledger.h"
 #include "common/mem.h"
@@ -10,7 +9,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 static void down_help(void)
 {
@@ -82,26 +80,18 @@ static void summary(const char *task, const struct svc_down_result *r)
 
 static int run(struct te_ctx *ctx, struct down_args *a, struct te_err *err)
 {
-	te_autofree char *cwd = getcwd(NULL, 0);
-	te_autofree char *task = svc_task_resolve(a->task, cwd ? cwd : ".", err);
+	te_autofree char *task = NULL;
 	struct svc_down_result res;
-	struct state_task t;
+	bool missing = false;
 	int rc;
 
-	if (!task)
-		return -1;
-	if (state_task_get(ctx->ledger, task, &t, err) < 0) {
-		if (err->code != TE_E_NOTFOUND)
+	if (!cmd_task_engine_or_missing(ctx, a->task, &task, &missing, err)) {
+		if (!missing)
 			return -1;
 		printf("task '%s': nothing to remove (not in the ledger %s)\n", task,
 		       state_path(ctx->ledger));
 		return 0;
 	}
-	if (!cmd_engine(ctx, t.engine, err)) {
-		state_task_release(&t);
-		return -1;
-	}
-	state_task_release(&t);
 	a->opts.progress = cmd_progress;
 	rc = svc_down(ctx->engine, ctx->ledger, task, &a->opts, &res, err);
 	summary(task, &res);

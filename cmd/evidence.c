@@ -1,7 +1,7 @@
 /* taskenv evidence: write the promotion package for a reviewer. */
 #include "cmd/cmd.h"
 #include "services/evidence.h"
-#include "state/ledger.h"
+#include "common/mem.h"
 
 #include <getopt.h>
 #include <stdio.h>
@@ -23,7 +23,7 @@ int cmd_evidence(struct te_ctx *ctx, int argc, char **argv)
 					     {NULL, 0, NULL, 0}};
 	const char *task = NULL, *dir = NULL;
 	struct te_err err = {0};
-	struct state_task t;
+	te_autofree char *name = NULL;
 	int c, failed = 0;
 
 	while ((c = getopt_long(argc, argv, "t:o:h", opts, NULL)) != -1) {
@@ -38,14 +38,9 @@ int cmd_evidence(struct te_ctx *ctx, int argc, char **argv)
 	}
 	if (!task || !dir || optind < argc)
 		return cmd_usage("evidence", "needs -t TASK and -o DIR");
-	if (state_task_get(ctx->ledger, task, &t, &err) < 0)
+	if (!cmd_task_engine(ctx, task, &name, &err) ||
+	    svc_evidence_write(ctx->engine, ctx->ledger, name, dir, &failed, &err) < 0)
 		return cmd_fail("evidence", &err);
-	c = cmd_engine(ctx, t.engine, &err)
-		? svc_evidence_write(ctx->engine, ctx->ledger, task, dir, &failed, &err)
-		: -1;
-	state_task_release(&t);
-	if (c < 0)
-		return cmd_fail("evidence", &err);
-	printf("evidence for task '%s' in %s (verify: %d failed)\n", task, dir, failed);
+	printf("evidence for task '%s' in %s (verify: %d failed)\n", name, dir, failed);
 	return failed ? EXIT_FAIL : EXIT_OK;
 }

@@ -164,7 +164,7 @@ int cmd_ps(struct te_ctx *ctx, int argc, char **argv)
 	const char *task = NULL;
 	bool json = false;
 	te_autojson cJSON *out = NULL;
-	struct state_task t;
+	te_autofree char *name = NULL;
 	int c, rc;
 
 	while ((c = getopt_long(argc, argv, "t:h", opts, NULL)) != -1) {
@@ -179,13 +179,10 @@ int cmd_ps(struct te_ctx *ctx, int argc, char **argv)
 	}
 	if (!task) {
 		rc = svc_status_tasks(ctx->ledger, engine_for, ctx, &out, &err);
-	} else if (state_task_get(ctx->ledger, task, &t, &err) == 0) {
-		rc = cmd_engine(ctx, t.engine, &err)
-			 ? svc_status_task(ctx->ledger, ctx->engine, task, &out, &err)
-			 : -1;
-		state_task_release(&t);
 	} else {
-		rc = -1;
+		rc = cmd_task_engine(ctx, task, &name, &err)
+			 ? svc_status_task(ctx->ledger, ctx->engine, name, &out, &err)
+			 : -1;
 	}
 	if (rc < 0)
 		return cmd_fail("ps", &err);

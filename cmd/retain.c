@@ -1,8 +1,6 @@
 /* taskenv retain: keep a task (stopped) for inspection until a deadline. */
 #include "cmd/cmd.h"
 #include "services/retain.h"
-#include "services/task.h"
-#include "state/ledger.h"
 #include "common/duration.h"
 #include "common/mem.h"
 
@@ -10,7 +8,6 @@
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <unistd.h>
 
 static void retain_help(void)
 {
@@ -70,18 +67,11 @@ static int parse(struct retain_args *a, int argc, char **argv)
 
 static int run(struct te_ctx *ctx, struct retain_args *a, struct te_err *err)
 {
-	te_autofree char *cwd = getcwd(NULL, 0);
-	te_autofree char *task = svc_task_resolve(a->task, cwd ? cwd : ".", err);
-	struct state_task t;
+	te_autofree char *task = NULL;
 	int rc;
 
-	if (!task || state_task_get(ctx->ledger, task, &t, err) < 0)
+	if (!cmd_task_engine(ctx, a->task, &task, err))
 		return -1;
-	if (!cmd_engine(ctx, t.engine, err)) {
-		state_task_release(&t);
-		return -1;
-	}
-	state_task_release(&t);
 	a->o.progress = cmd_progress;
 	rc = svc_retain(ctx->engine, ctx->ledger, task, &a->o, err);
 	if (rc == 0)

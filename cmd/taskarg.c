@@ -10,7 +10,8 @@
 #include <stdio.h>
 #include <unistd.h>
 
-struct engine *cmd_task_engine(struct te_ctx *ctx, const char *flag, char **task_out, struct te_err *err)
+struct engine *cmd_task_engine_or_missing(struct te_ctx *ctx, const char *flag, char **task_out,
+					  bool *missing, struct te_err *err)
 {
 	te_autofree char *cwd = getcwd(NULL, 0);
 	te_autofree char *task = svc_task_resolve(flag, cwd ? cwd : ".", err);
@@ -20,9 +21,16 @@ struct engine *cmd_task_engine(struct te_ctx *ctx, const char *flag, char **task
 	if (!task)
 		return NULL;
 	if (state_task_get(ctx->ledger, task, &t, err) < 0) {
-		if (err->code == TE_E_NOTFOUND)
-			te_err_set(err, TE_E_NOTFOUND,
-				   "no task '%s' in the ledger; `taskenv ls` lists the tasks", task);
+		if (err->code != TE_E_NOTFOUND)
+			return NULL;
+		if (missing) {
+			te_err_clear(err);
+			*missing = true;
+			*task_out = TE_STEAL(task);
+			return NULL;
+		}
+		te_err_set(err, TE_E_NOTFOUND, "no task '%s' in the ledger; `taskenv ls` lists the tasks",
+			   task);
 		return NULL;
 	}
 	e = cmd_engine(ctx, t.engine, err);
@@ -30,6 +38,11 @@ struct engine *cmd_task_engine(struct te_ctx *ctx, const char *flag, char **task
 	if (e)
 		*task_out = TE_STEAL(task);
 	return e;
+}
+
+struct engine *cmd_task_engine(struct te_ctx *ctx, const char *flag, char **task_out, struct te_err *err)
+{
+	return cmd_task_engine_or_missing(ctx, flag, task_out, NULL, err);
 }
 
 void cmd_print_json(const cJSON *doc)

@@ -1,7 +1,6 @@
 /* taskenv verify: probe that the task's contract holds. */
 #include "cmd/cmd.h"
 #include "services/verify.h"
-#include "state/ledger.h"
 #include "common/mem.h"
 
 #define TE_WITH_CJSON
@@ -33,7 +32,7 @@ int cmd_verify(struct te_ctx *ctx, int argc, char **argv)
 	te_autojson cJSON *r = NULL;
 	te_autofree char *text = NULL;
 	struct te_err err = {0};
-	struct state_task t;
+	te_autofree char *name = NULL;
 	int c, failed = 0;
 
 	while ((c = getopt_long(argc, argv, "t:h", opts, NULL)) != -1) {
@@ -48,12 +47,8 @@ int cmd_verify(struct te_ctx *ctx, int argc, char **argv)
 	}
 	if (!task || optind < argc)
 		return cmd_usage("verify", "needs -t TASK");
-	if (state_task_get(ctx->ledger, task, &t, &err) < 0)
-		return cmd_fail("verify", &err);
-	c = cmd_engine(ctx, t.engine, &err) ? svc_verify(ctx->engine, ctx->ledger, task, &r, &failed, &err)
-					    : -1;
-	state_task_release(&t);
-	if (c < 0)
+	if (!cmd_task_engine(ctx, task, &name, &err) ||
+	    svc_verify(ctx->engine, ctx->ledger, name, &r, &failed, &err) < 0)
 		return cmd_fail("verify", &err);
 	text = json ? cJSON_Print(r) : svc_verify_text(r);
 	printf("%s%s", text, json ? "\n" : "");
