@@ -468,3 +468,30 @@ test_verify_catches_cross_task_grant() {
 	te down -t vx-b --timeout 1 >/dev/null
 	assert_eq "$(pg_traces vx-a)$(pg_traces vx-b)" "00"
 }
+
+# rabbitmq-server is down during the first `down`: the vhost and the user
+# stay pending (named in the error, with the server); the second `down`
+# (same node and data back) removes both, checked on the management API.
+test_rmq_unreachable_during_down() {
+	drv_servers rabbitmq
+	local dir rc=0 out port
+	dir=$(mktemp -d "$WORK/proj.XXXX")
+	printf 'x-taskenv:\n  resources:\n    jobs: {driver: rabbitmq, server: "${RMQ_ADMIN_URL}"}\nservices:\n  app: {image: taskenv-test/busybox:1, command: [sleep, "3600"]}\n' >"$dir/compose.yaml"
+	(cd "$dir" && te up -t rqu) >/dev/null 2>&1 || fail "up"
+	assert_eq "$(rmq_traces rqu)" "2"
+	port=$(sed 's#.*@127.0.0.1:\([0-9]*\).*#\1#' <<<"$RMQ_ADMIN_URL")
+	"$TE_ROOT/scripts/servers.sh" rmq-stop "$WORK/servers"
+	out=$(te down -t rqu --timeout 1 2>&1) || rc=$?
+	"$TE_ROOT/scripts/servers.sh" rmq-start "$WORK/servers" || fail "rabbitmq did not come back"
+	assert_eq "$rc" "1" "(first down: $out)"
+	assert_contains "$out" "rabbitmq-vhost te_rqu_jobs"
+	assert_contains "$out" "rabbitmq-user te_rqu_jobs"
+	assert_contains "$out" "rabbitmq server 127.0.0.1:$port"
+	assert_eq "$(te ps -t rqu --json | jq -r '[.resources[] | select(.kind | startswith("rabbitmq-")) | .ledger_state] | join(",")')" \
+		"pending,pending"
+	assert_eq "$(rmq_traces rqu)" "2"
+	te down -t rqu --timeout 1 >/dev/null
+	assert_eq "$(rmq_admin /api/vhosts | jq '[.[] | select(.name == "te_rqu_jobs")] | length')" "0"
+	assert_eq "$(rmq_admin /api/users | jq '[.[] | select(.name == "te_rqu_jobs")] | length')" "0"
+	assert_eq "$(te ps --json | jq '[.[] | select(.task == "rqu")] | length')" "0"
+}
