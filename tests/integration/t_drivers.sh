@@ -495,3 +495,42 @@ test_rmq_unreachable_during_down() {
 	assert_eq "$(rmq_admin /api/users | jq '[.[] | select(.name == "te_rqu_jobs")] | length')" "0"
 	assert_eq "$(te ps --json | jq '[.[] | select(.task == "rqu")] | length')" "0"
 }
+
+# Killed at each driver step of a rabbitmq resource (the kill after the
+# user is in test_rmq_vhost_isolation): the expected objects exist, down
+# removes them all and forgets the task.
+test_rmq_fault_between_steps() {
+	drv_servers rabbitmq
+	local dir f want rc
+	dir=$(mktemp -d "$WORK/proj.XXXX")
+	printf 'x-taskenv:\n  resources:\n    jobs: {driver: rabbitmq, server: "${RMQ_ADMIN_URL}"}\nservices:\n  app: {image: taskenv-test/busybox:1, command: [sleep, "3600"]}\n' >"$dir/compose.yaml"
+	for f in before-create:rabbitmq-user:0 before-create:rabbitmq-vhost:1 after-create:rabbitmq-vhost:2; do
+		want=${f##*:} f=${f%:*}:te_rqf_jobs
+		rc=0
+		(cd "$dir" && TASKENV_FAULT=$f te up -t rqf) >/dev/null 2>&1 || rc=$?
+		assert_eq "$rc" "137" "(killed at $f)"
+		assert_eq "$(rmq_traces rqf)" "$want" "(vhost + user on the server when killed at $f)"
+		te down -t rqf --timeout 1 >/dev/null
+		assert_eq "$(rmq_traces rqf)" "0" "(after down, fault at $f)"
+		assert_eq "$(te ps --json | jq '[.[] | select(.task == "rqf")] | length')" "0"
+	done
+}
+
+# Killed at each driver step of an s3 resource with two buckets (the kill
+# after the first bucket is in test_s3_buckets): down removes what exists.
+test_s3_fault_between_steps() {
+	drv_servers s3
+	local dir f want rc
+	dir=$(mktemp -d "$WORK/proj.XXXX")
+	printf 'x-taskenv:\n  resources:\n    up: {driver: s3, server: "${S3_ADMIN_URL}", buckets: [a, b]}\nservices:\n  app: {image: taskenv-test/busybox:1, command: [sleep, "3600"]}\n' >"$dir/compose.yaml"
+	for f in before-create:s3-bucket:te-s3f-a-:0 before-create:s3-bucket:te-s3f-b-:1 after-create:s3-bucket:te-s3f-b-:2; do
+		want=${f##*:} f="${f%:*}*"
+		rc=0
+		(cd "$dir" && TASKENV_FAULT=$f te up -t s3f) >/dev/null 2>&1 || rc=$?
+		assert_eq "$rc" "137" "(killed at $f)"
+		assert_eq "$(s3_traces s3f)" "$want" "(buckets when killed at $f)"
+		te down -t s3f --timeout 1 >/dev/null
+		assert_eq "$(s3_traces s3f)" "0" "(after down, fault at $f)"
+		assert_eq "$(te ps --json | jq '[.[] | select(.task == "s3f")] | length')" "0"
+	done
+}
