@@ -310,6 +310,18 @@ static int close_connections(struct rmq *r, const char *ename, struct te_err *er
 	return 0;
 }
 
+/* GET PATH for teardown: *ST is 200 (found, *OUT its JSON) or 404 (gone).
+ * Any other answer (503 from a node that is starting, 500) says nothing
+ * about ownership: an error, so the row stays pending for the next down. */
+static int looked_up(struct rmq *r, const char *path, long *st, cJSON **out, struct te_err *err)
+{
+	if (api(r, "GET", path, NULL, st, out, err) < 0)
+		return -1;
+	if (*st != 200 && *st != 404)
+		return te_err_set(err, TE_E_FAIL, "%s: GET %s: HTTP %ld", r->where, path, *st);
+	return 0;
+}
+
 static int drop_vhost(struct rmq *r, const struct drv_ref *ref, const char *user, enum drv_removed *out,
 		      struct te_err *err)
 {
@@ -321,7 +333,7 @@ static int drop_vhost(struct rmq *r, const struct drv_ref *ref, const char *user
 	te_autojson cJSON *old = NULL;
 	long st = 0;
 
-	if (api(r, "GET", path, NULL, &st, &old, err) < 0)
+	if (looked_up(r, path, &st, &old, err) < 0)
 		return -1;
 	if (st == 404 ||
 	    strcmp(cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(old, "description")) ?: "", m) !=
@@ -344,7 +356,7 @@ static int drop_user(struct rmq *r, const struct drv_ref *ref, const char *passw
 	const char *hash;
 	long st = 0;
 
-	if (api(r, "GET", path, NULL, &st, &old, err) < 0)
+	if (looked_up(r, path, &st, &old, err) < 0)
 		return -1;
 	hash = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(old, "password_hash"));
 	if (st == 404 || !password || !hash || !hash_matches(hash, password)) {

@@ -534,3 +534,45 @@ test_s3_fault_between_steps() {
 		assert_eq "$(te ps --json | jq '[.[] | select(.task == "s3f")] | length')" "0"
 	done
 }
+
+# The management API answers 503 (a proxy in front of a restarting node)
+# during the first `down`: that is a failure, not "not ours" - the vhost
+# and user stay pending and on the server; the second `down` removes them.
+# The task's stored admin URL is pointed at a loopback stub for the first down.
+test_rmq_http_error_during_down() {
+	drv_servers rabbitmq
+	local dir rc=0 out sec good pid port
+	dir=$(mktemp -d "$WORK/proj.XXXX")
+	printf 'x-taskenv:\n  resources:\n    jobs: {driver: rabbitmq, server: "${RMQ_ADMIN_URL}"}\nservices:\n  app: {image: taskenv-test/busybox:1, command: [sleep, "3600"]}\n' >"$dir/compose.yaml"
+	(cd "$dir" && te up -t rqh) >/dev/null 2>&1 || fail "up"
+	python3 -c '
+import http.server
+class H(http.server.BaseHTTPRequestHandler):
+    def answer(self):
+        self.send_response(503); self.send_header("Content-Length", "0"); self.end_headers()
+    do_GET = do_PUT = do_DELETE = do_POST = do_HEAD = answer
+    def log_message(self, *a): pass
+s = http.server.HTTPServer(("127.0.0.1", 0), H)
+print(s.server_address[1], flush=True)
+s.serve_forever()' >"$WORK/stub.port" &
+	pid=$!
+	for _ in $(seq 1 50); do [ -s "$WORK/stub.port" ] && break; sleep 0.1; done
+	port=$(cat "$WORK/stub.port")
+	sec="$TASKENV_STATE.secrets/rqh.json"
+	good=$(jq -r '."server:jobs"' "$sec")
+	jq --arg u "$(sed "s#@127.0.0.1:[0-9]*#@127.0.0.1:$port#" <<<"$good")" '."server:jobs" = $u' "$sec" >"$sec.tmp"
+	chmod 600 "$sec.tmp" && mv "$sec.tmp" "$sec"
+	out=$(te down -t rqh --timeout 1 2>&1) || rc=$?
+	kill "$pid"
+	wait "$pid" 2>/dev/null || true
+	assert_eq "$rc" "1" "(first down: $out)"
+	assert_contains "$out" "rabbitmq server 127.0.0.1:$port"
+	assert_contains "$out" "HTTP 503"
+	assert_not_contains "$out" "not ours"
+	assert_eq "$(rmq_traces rqh)" "2"
+	jq --arg u "$good" '."server:jobs" = $u' "$sec" >"$sec.tmp"
+	chmod 600 "$sec.tmp" && mv "$sec.tmp" "$sec"
+	te down -t rqh --timeout 1 >/dev/null
+	assert_eq "$(rmq_traces rqh)" "0"
+	assert_eq "$(te ps --json | jq '[.[] | select(.task == "rqh")] | length')" "0"
+}
