@@ -8,7 +8,8 @@
 #   servers.sh rmq-stop|rmq-start DIR the same for rabbitmq (same node, ports and data)
 # PostgreSQL 15 from /usr/lib/postgresql/15/bin: initdb into DIR/pg (trust
 # for the admin over the unix socket, scram for TCP), a free port on
-# 127.0.0.1, the admin user "taskenv_admin" with a random password.
+# 127.0.0.1, the admin user "taskenv_admin" with a random password;
+# fsync, synchronous_commit and full_page_writes off unless PG_DURABLE=1.
 # Running as root: the cluster is owned by the "postgres" system user.
 set -euo pipefail
 
@@ -44,10 +45,12 @@ listen_addresses = '127.0.0.1'
 port = $port
 unix_socket_directories = '$d'
 max_connections = 200
-fsync = off
-synchronous_commit = off
-full_page_writes = off
 CONF
+	# Tests trade durability for speed; a server a user runs does not
+	# (PG_DURABLE=1 keeps PostgreSQL's defaults: the benchmark's second cluster).
+	if [ "${PG_DURABLE:-0}" != 1 ]; then
+		printf 'fsync = off\nsynchronous_commit = off\nfull_page_writes = off\n' >>"$d/data/postgresql.conf"
+	fi
 	as_pg "$PGBIN/pg_ctl" -D "$d/data" -l "$d/log" -w -t 60 start >/dev/null
 	echo "PG_ADMIN_URL=postgresql://taskenv_admin:$pw@127.0.0.1:$port/postgres"
 	echo "PG_SOCKET_DIR=$d"
