@@ -43,8 +43,7 @@ make_template() {
 # CREATE DATABASE ... TEMPLATE app_tpl and DROP DATABASE alone, RUNS times in
 # one psql session (\timing: server time plus one round trip): "create drop" ms.
 clone_alone() {
-	local i
-	for i in $(seq 1 "$RUNS"); do
+	for _ in $(seq 1 "$RUNS"); do
 		printf '\\timing on\nCREATE DATABASE bench_alone TEMPLATE app_tpl;\nDROP DATABASE bench_alone;\n\\timing off\n'
 	done | psql -X -q -h "$1" -p "$2" -U taskenv_admin -d postgres | awk '/^Time:/ {printf "%s%s", $2, (++n % 2 ? " " : "\n")}'
 }
