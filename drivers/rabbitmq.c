@@ -279,13 +279,16 @@ static int close_connections(struct rmq *r, const char *ename, struct te_err *er
 
 	if (api(r, "GET", path, NULL, &st, &list, err) < 0)
 		return -1;
+	/* An error answer is an object: its members are not connections. */
+	if (!cJSON_IsArray(list))
+		return 0;
 	cJSON_ArrayForEach (c, list) {
-		te_autofree char *n =
-		    drv_http_escape(cJSON_GetStringValue(cJSON_GetObjectItem(c, "name")) ?: "");
-		te_autofree char *del = xasprintf("/api/connections/%s", n);
+		const char *name = cJSON_GetStringValue(cJSON_GetObjectItem(c, "name"));
+		te_autofree char *n = name ? drv_http_escape(name) : NULL;
+		te_autofree char *del = n ? xasprintf("/api/connections/%s", n) : NULL;
 		long st2 = 0;
 
-		if (api(r, "DELETE", del, NULL, &st2, NULL, err) < 0)
+		if (del && api(r, "DELETE", del, NULL, &st2, NULL, err) < 0)
 			return -1;
 	}
 	return 0;
