@@ -194,18 +194,39 @@ static int task_password(struct prov *p, struct te_err *err)
 	return p->rec->secret_put(p->rec->ctx, name, p->password, err);
 }
 
+/* The role's password as the server stores it (SCRAM verifier, per the
+ * server's password_encryption), hashed here with PQencryptPasswordConn:
+ * CREATE ROLE ... PASSWORD 'clear text' would put the task's password in
+ * any server log that records DDL (log_statement = ddl). Owned, quoted. */
+static char *password_lit(struct prov *p, struct te_err *err)
+{
+	char *hash = PQencryptPasswordConn(p->pg.c, p->password, p->role, NULL);
+	char *q;
+
+	if (!hash) {
+		te_err_set(err, TE_E_FAIL, "postgres server %s: hash the password of role '%s': %s",
+			   p->pg.where, p->role, PQerrorMessage(p->pg.c));
+		return NULL;
+	}
+	q = lit(&p->pg, hash);
+	PQfreemem(hash);
+	return q;
+}
+
 static int role_sql(struct prov *p, bool exists, struct te_err *err)
 {
 	te_autofree char *r = ident(&p->pg, p->role);
-	te_autofree char *pw = lit(&p->pg, p->password);
+	te_autofree char *pw = password_lit(p, err);
 	te_autofree char *mark_text = owner_mark(p->s->ledger_id, p->s->task);
 	te_autofree char *mark = lit(&p->pg, mark_text);
-	te_autofree char *sql =
-	    xasprintf("%s ROLE %s WITH LOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE "
-		      "NOREPLICATION NOBYPASSRLS CONNECTION LIMIT " PG_CONN_LIMIT " PASSWORD %s",
-		      exists ? "ALTER" : "CREATE", r, pw);
 	te_autofree char *comment = xasprintf("COMMENT ON ROLE %s IS %s", r, mark);
+	te_autofree char *sql = NULL;
 
+	if (!pw)
+		return -1;
+	sql = xasprintf("%s ROLE %s WITH LOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE "
+			"NOREPLICATION NOBYPASSRLS CONNECTION LIMIT " PG_CONN_LIMIT " PASSWORD %s",
+			exists ? "ALTER" : "CREATE", r, pw);
 	if (pg_run(&p->pg, sql, err) < 0)
 		return -1;
 	return exists ? 0 : pg_run(&p->pg, comment, err);

@@ -105,6 +105,28 @@ test_pg_schema_isolation() {
 	assert_eq "$(count_task_objects sch-a)" "0"
 }
 
+# The task's password never reaches the server in clear: CREATE ROLE is sent
+# a SCRAM verifier (PQencryptPasswordConn), so a server that logs DDL
+# (log_statement = ddl) logs no password. The role still logs in with it.
+test_pg_password_not_logged() {
+	drv_servers
+	local dir url pw log="$WORK/servers/pg/log"
+	psql -X -q "$PG_ADMIN_URL" -c "alter system set log_statement = 'ddl'" -c "select pg_reload_conf()" >/dev/null
+	dir=$(drv_project '{driver: postgres, server: "${PG_ADMIN_URL}", isolation: schema}')
+	(cd "$dir" && te up -t pwl >"$WORK/pwl.log" 2>&1) || { cat "$WORK/pwl.log" >&2; fail "up pwl"; }
+	psql -X -q "$PG_ADMIN_URL" -c "alter system reset log_statement" -c "select pg_reload_conf()" >/dev/null
+	url=$(te env -t pwl | sed -n 's/^TASKENV_DB_URL=//p')
+	pw=$(te env -t pwl | sed -n 's/^TASKENV_DB_PASSWORD=//p')
+	[ ${#pw} -ge 16 ] || fail "no task password in env: '$pw'"
+	assert_eq "$(psql -X -At "$url" -c 'select current_user')" "te_pwl_db"
+	# positive control: the server did log the role's DDL, with a verifier
+	assert_contains "$(cat "$log")" 'ROLE "te_pwl_db" WITH LOGIN'
+	assert_contains "$(cat "$log")" "PASSWORD 'SCRAM-SHA-256\$"
+	assert_not_contains "$(cat "$log")" "$pw"
+	te down -t pwl --timeout 1 >/dev/null
+	assert_eq "$(pg_traces pwl)" "0"
+}
+
 # Database isolation: A's role cannot connect to B's database.
 test_pg_database_isolation() {
 	drv_servers
