@@ -648,8 +648,23 @@ static struct svc_shared *shared_for(struct up *u, const struct svc_resource *r,
 	step(u, "container", name, "starting (shared server)");
 	if (svc_shared_start(u->e, u->l, r->driver, r->image, sh, err) < 0)
 		return NULL;
-	step(u, "container", name, "ready");
 	return sh;
+}
+
+/* Each shared server started for this `up` answers. */
+static int shared_ready(struct up *u, struct te_err *err)
+{
+	for (size_t k = 0; k < SVC_SHARED_MAX; k++) {
+		te_autofree char *name = NULL;
+
+		if (!u->shared[k].container)
+			continue;
+		name = xasprintf("taskenv-shared-%s", u->shared[k].driver);
+		if (svc_shared_ready(&u->shared[k], err) < 0)
+			return te_err_prefix(err, "shared %s server: ", u->shared[k].driver);
+		step(u, "container", name, "ready");
+	}
+	return 0;
 }
 
 /* Where each resource lives: its server: URL, or the shared container of
@@ -672,10 +687,9 @@ static int drv_targets(struct up *u, struct svc_drv_target *t, struct te_err *er
 					     r->driver);
 		u->shared_aliases[svc_shared_slot(r->driver)] =
 		    te_strv_push(u->shared_aliases[svc_shared_slot(r->driver)], xstrdup(r->key));
-		t[i] = (struct svc_drv_target){sh->admin_url, r->key, sh->port,
-					       strcmp(r->driver, "rabbitmq") == 0 ? sh->client_port : NULL};
+		t[i] = (struct svc_drv_target){sh->admin_url, r->key, sh->port, sh->amqp_port};
 	}
-	return 0;
+	return shared_ready(u, err);
 }
 
 /* up --wait: every service with a healthcheck is healthy. */

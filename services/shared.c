@@ -37,6 +37,7 @@ struct shared_row {
 	const char *user_env;		  /* "VAR" the image takes the admin user from, or NULL */
 	const char *pw_env;		  /* "VAR" the image takes the admin password from, or NULL */
 	const char *scheme, *user, *path;
+	bool amqp; /* PORTS[0] published is the driver's drv_spec.amqp_port */
 };
 
 static const struct shared_row rows[SVC_SHARED_MAX] = {
@@ -58,7 +59,8 @@ static const struct shared_row rows[SVC_SHARED_MAX] = {
      .pw_env = "RABBITMQ_DEFAULT_PASS",
      .scheme = "http",
      .user = "taskenv_admin",
-     .path = ""},
+     .path = "",
+     .amqp = true},
     {.driver = "s3",
      .image = SVC_SHARED_S3_IMAGE,
      .ports = {"4568", NULL},
@@ -307,6 +309,7 @@ static int fill(const struct shared_row *r, const cJSON *obj, const char *pw, st
 	out->admin_url = xasprintf("%s://%s:%s@127.0.0.1:%s%s", r->scheme, r->user, pw, admin, r->path);
 	out->port = r->ports[0];
 	out->client_port = xstrdup(client);
+	out->amqp_port = r->amqp ? out->client_port : NULL;
 	return 0;
 }
 
@@ -315,7 +318,6 @@ int svc_shared_start(struct engine *e, struct ledger *l, const char *driver, con
 {
 	int slot = svc_shared_slot(driver);
 	const struct shared_row *r = slot >= 0 ? &rows[slot] : NULL;
-	const struct drv_ops *ops = drv_find(driver);
 	te_autofree char *pw = NULL;
 	te_autojson cJSON *obj = NULL;
 	int fd = -1, rc;
@@ -332,7 +334,15 @@ int svc_shared_start(struct engine *e, struct ledger *l, const char *driver, con
 	close(fd);
 	if (rc < 0 || fill(r, obj, pw, out, err) < 0)
 		return -1;
-	return ops && ops->ready ? ops->ready(out->admin_url, READY_TIMEOUT_S, err) : 0;
+	out->driver = r->driver;
+	return 0;
+}
+
+int svc_shared_ready(const struct svc_shared *s, struct te_err *err)
+{
+	const struct drv_ops *ops = drv_find(s->driver);
+
+	return ops && ops->ready ? ops->ready(s->admin_url, READY_TIMEOUT_S, err) : 0;
 }
 
 static bool attached(struct engine *e, const char *container, const char *network)

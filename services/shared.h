@@ -56,10 +56,12 @@ struct ledger;
 #define SVC_SHARED_MAX 3
 
 struct svc_shared {
-	char *container;   /* engine id, owned */
-	char *admin_url;   /* host side, e.g. postgresql://postgres:PW@127.0.0.1:PORT/postgres: a secret */
-	const char *port;  /* container side: the port tasks connect to ("5432"), static */
-	char *client_port; /* host side: where PORT is published on 127.0.0.1, owned */
+	const char *driver; /* static */
+	char *container;    /* engine id, owned */
+	char *admin_url;    /* host side, e.g. postgresql://postgres:PW@127.0.0.1:PORT/postgres: a secret */
+	const char *port;   /* container side: the port tasks connect to ("5432"), static */
+	char *client_port;  /* host side: where PORT is published on 127.0.0.1, owned */
+	const char *amqp_port; /* rabbitmq: CLIENT_PORT, for drv_spec.amqp_port; else NULL */
 };
 void svc_shared_release(struct svc_shared *s);
 
@@ -68,12 +70,16 @@ void svc_shared_release(struct svc_shared *s);
 int svc_shared_slot(const char *driver);
 
 /* Make sure the shared container of DRIVER for ledger L runs on E (created
- * from IMAGE, NULL: the row's default) and answers (the driver's ready(),
- * at most 120 s); fill *OUT. Safe to call from concurrent `up`s (an flock
- * on "<ledger>.shared.lock"). TE_E_USAGE when DRIVER has none;
- * TE_E_CONFLICT when an object of that name is not ours. */
+ * from IMAGE, NULL: the row's default); fill *OUT. Safe to call from
+ * concurrent `up`s (an flock on "<ledger>.shared.lock"). TE_E_USAGE when
+ * DRIVER has none; TE_E_CONFLICT when an object of that name is not ours.
+ * The server may still be booting: see svc_shared_ready. */
 int svc_shared_start(struct engine *e, struct ledger *l, const char *driver, const char *image,
 		     struct svc_shared *out, struct te_err *err);
+
+/* Wait until the server of started S answers (its driver's ready(), at
+ * most 120 s). Start all, then wait: the servers boot side by side. */
+int svc_shared_ready(const struct svc_shared *s, struct te_err *err);
 
 /* Attach the shared container CONTAINER to NETWORK with ALIASES
  * (NULL-terminated), unless it is attached already
