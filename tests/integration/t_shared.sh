@@ -77,7 +77,7 @@ YAML
 	ba=$(shared_env sha UPLOADS_BUCKET_FILES)
 	bb=$(shared_env shb UPLOADS_BUCKET_FILES)
 	assert_eq "$ep" "http://127.0.0.1:$s3port"
-	[ -n "$ba" ] && [ "$ba" != "$bb" ] || fail "bucket names '$ba' '$bb'"
+	if [ -z "$ba" ] || [ "$ba" = "$bb" ]; then fail "bucket names '$ba' '$bb'"; fi
 	echo hello >"$WORK/sh-obj"
 	assert_eq "$(shared_s3 "$ak" "$sk" -o /dev/null -w '%{http_code}' -T "$WORK/sh-obj" "$ep/$ba/k")" "200"
 	assert_eq "$(shared_s3 "$ak" "$sk" "$ep/$ba/k")" "hello"
@@ -102,11 +102,28 @@ YAML
 			/proc/sys/net/ipv6/conf/all/forwarding | tr -d '\n')" "00" "($f forwarding)"
 	done
 
+	# The same RabbitMQ by server: URL: the AMQP port it reports (5672,
+	# inside its container) is wrong on the host; amqp_port: fixes it.
+	pw=$(jq -r '."rabbitmq-admin"' "$TASKENV_STATE.secrets/_shared.json")
+	mkdir "$dir/url"
+	cat >"$dir/url/compose.yaml" <<YAML
+x-taskenv:
+  resources:
+    mq: {driver: rabbitmq, server: "\${SH_RMQ}", amqp_port: "$aport"}
+    mq2: {driver: rabbitmq, server: "\${SH_RMQ}"}
+services:
+  app: {image: taskenv-test/busybox:1, command: ["sleep", "3600"]}
+YAML
+	(cd "$dir/url" && SH_RMQ="http://taskenv_admin:$pw@127.0.0.1:$mport" te up -t shc >/dev/null 2>&1) || fail "up shc"
+	assert_contains "$(shared_env shc MQ_URL)" "@127.0.0.1:$aport/te_shc_mq"
+	assert_eq "$(shared_env shc MQ2_PORT)" "5672"
+	amqp-declare-queue --url="$(shared_env shc MQ_URL)" -q work >/dev/null || fail "amqp_port URL does not work"
+	te down -t shc --timeout 1 >/dev/null
+
 	te down -t sha -v --timeout 1 >/dev/null
 	te down -t shb -v --timeout 1 >/dev/null
-	assert_eq "$(count_task_objects sha)$(count_task_objects shb)" "00"
-	# Nothing of either task is left on the servers.
-	pw=$(jq -r '."rabbitmq-admin"' "$TASKENV_STATE.secrets/_shared.json")
+	assert_eq "$(count_task_objects sha)$(count_task_objects shb)$(count_task_objects shc)" "000"
+	# Nothing of any task is left on the servers.
 	assert_eq "$(curl -fsS -u "taskenv_admin:$pw" "http://127.0.0.1:$mport/api/vhosts" "http://127.0.0.1:$mport/api/users" |
 		jq -s '[.[][] | select(.name | startswith("te_sh"))] | length')" "0"
 	assert_eq "$(shared_s3 S3RVER S3RVER -f "http://127.0.0.1:$s3port/" | grep -o '<Name>te-sh' | wc -l)" "0"
