@@ -661,7 +661,7 @@ static int shared_ready(struct up *u, struct te_err *err)
 			continue;
 		name = xasprintf("taskenv-shared-%s", u->shared[k].driver);
 		if (svc_shared_ready(&u->shared[k], err) < 0)
-			return te_err_prefix(err, "shared %s server: ", u->shared[k].driver);
+			return te_err_prefix(err, "shared %s server container: ", u->shared[k].driver);
 		step(u, "container", name, "ready");
 	}
 	return 0;

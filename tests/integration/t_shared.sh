@@ -141,3 +141,29 @@ YAML
 	api DELETE "/networks/$(api GET "/networks/0--taskenv-shared-$id8" | jq -r .Id)" >/dev/null
 	assert_eq "$(engine_names containers io.taskenv.shared | grep -c .)" "0"
 }
+
+# A shared server whose image is missing: `up` fails naming the resource,
+# the driver and the image, and leaves no task, no task object and no
+# shared container behind.
+test_shared_image_missing() {
+	local dir out rc=0 net
+	dir=$(mktemp -d "$WORK/proj.XXXX")
+	cat >"$dir/compose.yaml" <<'YAML'
+x-taskenv:
+  resources:
+    jobs: {driver: rabbitmq, image: "taskenv-test/no-such-rabbitmq:1"}
+services:
+  app: {image: taskenv-test/busybox:1, command: ["sleep", "3600"]}
+YAML
+	out=$(cd "$dir" && te up -t shm 2>&1) || rc=$?
+	[ "$rc" -ne 0 ] || fail "up succeeded without the image"
+	assert_contains "$out" "resource 'jobs' (driver rabbitmq, shared server)"
+	assert_contains "$out" "taskenv-test/no-such-rabbitmq:1"
+	assert_eq "$(count_task_objects shm)" "0"
+	assert_eq "$(te ps --json | jq '[.[] | select(.task == "shm")] | length')" "0"
+	assert_eq "$(engine_names containers io.taskenv.shared=rabbitmq | grep -c .)" "0"
+	# The shared network may have been made for it: ours to remove, by id.
+	for net in $(engine_names networks io.taskenv.shared); do
+		api DELETE "/networks/$(api GET "/networks/$net" | jq -r .Id)" >/dev/null
+	done
+}
