@@ -287,14 +287,17 @@ rabbitmq_entrypoint() {
 		chown rabbitmq:rabbitmq /var/lib/rabbitmq /var/lib/rabbitmq/mnesia /var/log/rabbitmq
 		unset RABBITMQ_DEFAULT_USER RABBITMQ_DEFAULT_PASS val
 		cd /var/lib/rabbitmq
+		# epmd (started by the node) on loopback only: the CLI finds the node through it.
+		export ERL_EPMD_ADDRESS=127.0.0.1
 		exec setpriv --reuid=rabbitmq --regid=rabbitmq --init-groups \
 			env HOME=/var/lib/rabbitmq /usr/lib/rabbitmq/bin/rabbitmq-server
 	EOF
 }
 
 # rabbitmq-env.conf, read by the server and by rabbitmqctl (docker exec ... rabbitmqctl):
-# a node name that does not depend on the container's hostname, and Erlang distribution
-# (epmd, the node's dist port) on loopback only: task containers reach AMQP and the API.
+# a node name that does not depend on the container's hostname, and the node's Erlang
+# distribution port on loopback only (the entrypoint binds epmd to loopback too): task
+# containers reach AMQP and the management API, nothing else.
 rabbitmq_env_conf() {
 	cat <<-'EOF'
 		NODENAME=rabbit@localhost
@@ -324,7 +327,8 @@ build_rabbitmq() {
 	"${DOCKER[@]}" import \
 		--change "ENV PATH=$DEFAULT_PATH" \
 		--change 'ENV RABBITMQ_NODENAME=rabbit@localhost' \
-		--change 'EXPOSE 5672 15672' \
+		--change 'EXPOSE 5672' \
+		--change 'EXPOSE 15672' \
 		--change 'ENTRYPOINT ["/usr/local/bin/docker-entrypoint.sh"]' \
 		- taskenv-example/rabbitmq:3 <"$tarball" >/dev/null
 }
