@@ -231,9 +231,13 @@ postgres_rootfs() {
 		--customize-hook='rm -rf "$1"/usr/lib/postgresql/15/lib/bitcode'
 }
 
+postgres_tarball() {
+	cached_tarball postgres-15 "$(cache_key postgres_rootfs postgres_entrypoint debootstrap_tar)" postgres_rootfs
+}
+
 build_postgres() {
 	local tarball
-	tarball=$(cached_tarball postgres-15 "$(cache_key postgres_rootfs postgres_entrypoint debootstrap_tar)" postgres_rootfs)
+	tarball=$(postgres_tarball)
 	"${DOCKER[@]}" import \
 		--change "ENV PATH=/usr/lib/postgresql/15/bin:$DEFAULT_PATH" \
 		--change 'ENV PGDATA=/var/lib/postgresql/data' \
@@ -308,7 +312,8 @@ rabbitmq_env_conf() {
 	EOF
 }
 
-# bookworm + rabbitmq-server 3.10 (its Erlang); no python3 stdlib (rabbitmqadmin only).
+# bookworm + rabbitmq-server 3.10 (its Erlang); without python3 (a dependency for rabbitmqadmin
+# only, which is not needed: the management API is used over HTTP).
 rabbitmq_rootfs() {
 	local entry=$WORK/rabbitmq-entrypoint.sh envconf=$WORK/rabbitmq-env.conf
 	rabbitmq_entrypoint >"$entry"
@@ -318,12 +323,18 @@ rabbitmq_rootfs() {
 		--customize-hook="install -m 755 '$entry' \"\$1/usr/local/bin/docker-entrypoint.sh\"" \
 		--customize-hook="install -m 644 '$envconf' \"\$1/etc/rabbitmq/rabbitmq-env.conf\"" \
 		--customize-hook='rm -rf "$1"/var/lib/rabbitmq/mnesia "$1"/var/lib/rabbitmq/.erlang.cookie "$1"/var/log/rabbitmq/*' \
-		--customize-hook='rm -rf "$1"/usr/lib/erlang/lib/*/src "$1"/usr/lib/erlang/lib/*/examples "$1"/usr/lib/erlang/lib/*/doc "$1"/usr/lib/erlang/man'
+		--customize-hook='rm -rf "$1"/usr/lib/erlang/lib/*/src "$1"/usr/lib/erlang/lib/*/examples "$1"/usr/lib/erlang/lib/*/doc "$1"/usr/lib/erlang/man' \
+		--customize-hook='rm -rf "$1"/usr/lib/python3* "$1"/usr/bin/python3* "$1"/usr/share/python3 "$1"/usr/lib/rabbitmq/bin/rabbitmqadmin'
+}
+
+rabbitmq_tarball() {
+	cached_tarball rabbitmq-3 "$(cache_key rabbitmq_rootfs rabbitmq_entrypoint rabbitmq_env_conf debootstrap_tar)" \
+		rabbitmq_rootfs
 }
 
 build_rabbitmq() {
 	local tarball
-	tarball=$(cached_tarball rabbitmq-3 "$(cache_key rabbitmq_rootfs rabbitmq_entrypoint rabbitmq_env_conf debootstrap_tar)" rabbitmq_rootfs)
+	tarball=$(rabbitmq_tarball)
 	"${DOCKER[@]}" import \
 		--change "ENV PATH=$DEFAULT_PATH" \
 		--change 'ENV RABBITMQ_NODENAME=rabbit@localhost' \
@@ -388,15 +399,20 @@ s3rver_rootfs() {
 		--customize-hook='chroot "$1" node -e "require(\"/opt/s3rver/node_modules/s3rver\")"'
 }
 
-build_s3rver() {
-	local tarball key
+s3rver_tarball() {
+	local key
 	if [[ ! -f $S3RVER_TREE/node_modules/s3rver/package.json ]]; then
 		log "no s3rver under $S3RVER_TREE/node_modules (run .ci/install-deps.sh)"
 		return 1
 	fi
 	key=$(cache_key s3rver_rootfs s3rver_main s3rver_entrypoint debootstrap_tar -- \
 		"$(cat "$S3RVER_TREE/package-lock.json" "$S3RVER_TREE/node_modules/s3rver/package.json" 2>/dev/null)")
-	tarball=$(cached_tarball s3rver-3 "$key" s3rver_rootfs)
+	cached_tarball s3rver-3 "$key" s3rver_rootfs
+}
+
+build_s3rver() {
+	local tarball
+	tarball=$(s3rver_tarball)
 	"${DOCKER[@]}" import \
 		--change "ENV PATH=$DEFAULT_PATH" \
 		--change 'EXPOSE 4568' \
@@ -429,6 +445,20 @@ if ((${#WANT[@]} == 0)); then
 elif [[ ${WANT[*]} == all ]]; then
 	WANT=(busybox app postgres rabbitmq s3rver)
 fi
+# The root filesystems this engine lacks are built side by side first (mmdebstrap spends
+# most of its time waiting on the mirror and dpkg); the imports below then hit the cache.
+# A failure here shows again, with its message, when its image is built below.
+PIDS=()
+for w in "${WANT[@]}"; do
+	case $w in
+	postgres) have_image taskenv-example/postgres:15 || { postgres_tarball >/dev/null & PIDS+=($!); } ;;
+	rabbitmq) have_image taskenv-example/rabbitmq:3 || { rabbitmq_tarball >/dev/null & PIDS+=($!); } ;;
+	s3rver) have_image taskenv-example/s3rver:3 || { s3rver_tarball >/dev/null & PIDS+=($!); } ;;
+	esac
+done
+for pid in "${PIDS[@]}"; do
+	wait "$pid" || true
+done
 for w in "${WANT[@]}"; do
 	case $w in
 	busybox) ensure taskenv-test/busybox:1 build_busybox ;;
