@@ -109,7 +109,10 @@ obj-$t"
 # Task A's credentials do not open B's scopes.
 reach_credentials() {
 	local out rc=0
-	in_app rch-a -e BV=te_rch-b_jobs app sh -c 'amqp-declare-queue --url "${AMQP_URL%/*}/$BV" -q intruder' \
+	# The same URL surgery on A's own vhost works: a refusal below is about the vhost.
+	in_app rch-a -e V=te_rch-a_jobs app sh -c 'amqp-declare-queue --url "${AMQP_URL%/*}/$V" -q own' >/dev/null ||
+		fail "A's AMQP user could not open its own vhost by name"
+	in_app rch-a -e V=te_rch-b_jobs app sh -c 'amqp-declare-queue --url "${AMQP_URL%/*}/$V" -q intruder' \
 		>/dev/null 2>&1 || rc=$?
 	[ "$rc" != 0 ] || fail "A's AMQP user opened B's vhost"
 	rc=0
@@ -157,7 +160,8 @@ reach_network() {
 		out=$(app_connect rch-a "$ipb")
 		nsenter -t "$pa" -n ip route del "$sb"
 		nsenter -t "$pb" -n ip route del "$sa"
-		assert_eq "$out" "no connection" "(A's app to B's app routed through $s: it forwards between networks)"
+		assert_eq "$out" "no connection" "(A's app to B's app routed through $s: it forwards between networks;
+		its net.ipv4.ip_forward is $(rdocker exec "$s" cat /proc/sys/net/ipv4/ip_forward))"
 	done
 }
 
