@@ -16,7 +16,9 @@
 #                                          /opt/taskenv-test); 0.0.0.0:4568, data in /data
 # An image that exists already is left alone. The mmdebstrap'd root filesystems are cached in
 # ${TASKENV_IMAGE_CACHE:-/var/cache/taskenv-images}, keyed by the apt sources and the code that
-# builds each, so a second engine or a rerun does not run mmdebstrap again.
+# builds each, so a second engine or a rerun does not run mmdebstrap again; the missing ones are
+# built side by side (all three from scratch: ~90 s on 2 cores). The s3rver tree is copied from
+# ${TASKENV_S3RVER_TREE:-/opt/taskenv-test}/node_modules (.ci/install-deps.sh puts it there).
 set -euo pipefail
 
 SOCK=${1:?usage: images.sh SOCK}
@@ -216,7 +218,8 @@ debootstrap_tar() {
 }
 
 # bookworm + postgresql-15, plus the clients the example's app uses for in-container
-# checks: curl (8.x: --aws-sigv4) and amqp-tools (amqp-declare-queue/-publish/-get).
+# checks: curl (7.88: --aws-sigv4, but send x-amz-content-sha256 yourself, s3rver wants it) and
+# amqp-tools (amqp-declare-queue/-publish/-get).
 postgres_rootfs() {
 	local entry=$WORK/postgres-entrypoint.sh
 	postgres_entrypoint >"$entry"
