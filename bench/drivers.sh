@@ -14,6 +14,7 @@ WORK=$(mktemp -d /tmp/te-bench-XXXX)
 chmod 711 "$WORK"
 cleanup() {
 	"$ROOT/scripts/servers.sh" stop "$WORK/servers" >/dev/null 2>&1 || true
+	"$ROOT/scripts/servers.sh" stop "$WORK/durable" >/dev/null 2>&1 || true
 	"$ROOT/scripts/engine.sh" stop "$WORK/engine" >/dev/null 2>&1 || true
 	rm -rf "$WORK"
 }
@@ -24,20 +25,48 @@ median() { sort -n | awk '{v[NR]=$1} END {if (NR%2) print v[(NR+1)/2]; else prin
 t0=$(date +%s.%N)
 "$ROOT/scripts/servers.sh" start "$WORK/servers" "postgres rabbitmq s3" >"$WORK/env"
 echo "servers (postgres, rabbitmq, s3rver) started in $(echo "$(date +%s.%N) - $t0" | bc | cut -c1-5) s" >&2
+# The test servers run Postgres with fsync, synchronous_commit and
+# full_page_writes off (scripts/servers.sh); no user's server does. The
+# Postgres rows are measured on both: that cluster, and a second one with
+# PostgreSQL's defaults ("durable").
+PG_DURABLE=1 "$ROOT/scripts/servers.sh" start "$WORK/durable" postgres >"$WORK/env.durable"
 set -a
 # shellcheck source=/dev/null
 . "$WORK/env"
 set +a
-psql -X -q -h "$PG_SOCKET_DIR" -p "$PG_PORT" -U taskenv_admin -d postgres -c 'create database app_tpl'
-psql -X -q -h "$PG_SOCKET_DIR" -p "$PG_PORT" -U taskenv_admin -d app_tpl \
-	-c 'create table items(id serial primary key, v text); insert into items(v) select md5(g::text) from generate_series(1, 1000) g'
+# app_tpl: a small template (one table of 1000 rows; ~7.5 MB, almost all catalogs).
+make_template() {
+	psql -X -q -h "$1" -p "$2" -U taskenv_admin -d postgres -c 'create database app_tpl'
+	psql -X -q -h "$1" -p "$2" -U taskenv_admin -d app_tpl \
+		-c 'create table items(id serial primary key, v text); insert into items(v) select md5(g::text) from generate_series(1, 1000) g'
+}
+# CREATE DATABASE ... TEMPLATE app_tpl and DROP DATABASE alone, RUNS times in
+# one psql session (\timing: server time plus one round trip): "create drop" ms.
+clone_alone() {
+	for _ in $(seq 1 "$RUNS"); do
+		printf '\\timing on\nCREATE DATABASE bench_alone TEMPLATE app_tpl;\nDROP DATABASE bench_alone;\n\\timing off\n'
+	done | psql -X -q -h "$1" -p "$2" -U taskenv_admin -d postgres | awk '/^Time:/ {printf "%s%s", $2, (++n % 2 ? " " : "\n")}'
+}
+row() { printf '%-34s %14s %14s\n' "$1" "$(awk '{print $1}' "$2" | median)" "$(awk '{print $2}' "$2" | median)"; }
+make_template "$PG_SOCKET_DIR" "$PG_PORT"
+DURABLE_URL=$(sed -n 's/^PG_ADMIN_URL=//p' "$WORK/env.durable")
+DURABLE_SOCK=$(sed -n 's/^PG_SOCKET_DIR=//p' "$WORK/env.durable")
+DURABLE_PORT=$(sed -n 's/^PG_PORT=//p' "$WORK/env.durable")
+make_template "$DURABLE_SOCK" "$DURABLE_PORT"
 
 printf '%-34s %14s %14s\n' "per task ($RUNS runs, medians)" "provision ms" "teardown ms"
 for k in schema template vhost bucket; do
-	"$BUILD/drv_bench" "$k" "$RUNS" >"$WORK/$k.txt"
-	printf '%-34s %14s %14s\n' "$k" "$(awk '{print $2}' "$WORK/$k.txt" | median)" \
-		"$(awk '{print $3}' "$WORK/$k.txt" | median)"
+	"$BUILD/drv_bench" "$k" "$RUNS" | awk '{print $2, $3}' >"$WORK/$k.txt"
+	row "$k" "$WORK/$k.txt"
 done
+clone_alone "$PG_SOCKET_DIR" "$PG_PORT" >"$WORK/alone.txt"
+row "  CREATE/DROP DATABASE alone (psql)" "$WORK/alone.txt"
+for k in schema template; do
+	PG_ADMIN_URL=$DURABLE_URL "$BUILD/drv_bench" "$k" "$RUNS" | awk '{print $2, $3}' >"$WORK/d-$k.txt"
+	row "$k (durable server)" "$WORK/d-$k.txt"
+done
+clone_alone "$DURABLE_SOCK" "$DURABLE_PORT" >"$WORK/d-alone.txt"
+row "  CREATE/DROP DATABASE alone (psql)" "$WORK/d-alone.txt"
 
 # A fresh Postgres container per task, for comparison.
 SOCK=$("$ROOT/scripts/engine.sh" start docker "$WORK/engine")

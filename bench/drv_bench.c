@@ -82,11 +82,13 @@ static int teardown(const struct drv_ops *ops, struct rec *r, const char *task, 
 
 		if (ops->teardown(&ref, &how, err) < 0 || how != DRV_REMOVED) {
 			free(pw);
+			drv_release_all();
 			return err->code ? -1
 					 : te_err_set(err, TE_E_FAIL, "'%s' was not removed", r->name[i]);
 		}
 	}
 	free(pw);
+	drv_release_all();
 	return 0;
 }
 

@@ -51,6 +51,13 @@ int drv_record(const struct drv_recorder *rec, const char *kind, const char *nam
 	return rec->created(rec->ctx, row, name, err);
 }
 
+void drv_release_all(void)
+{
+	for (size_t i = 0; i < sizeof(drivers) / sizeof(drivers[0]); i++)
+		if (drivers[i]->release)
+			drivers[i]->release();
+}
+
 const char *drv_names(void)
 {
 	return "postgres, rabbitmq, s3";

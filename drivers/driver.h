@@ -106,14 +106,19 @@ struct drv_ops {
 	/* Wait until the server at admin URL SERVER answers, at most TIMEOUT_S
 	 * seconds (a server container that is still starting). May be NULL. */
 	int (*ready)(const char *server, int timeout_s, struct te_err *err);
-	/* Remove one recorded object (*OUT says what happened). */
+	/* Remove one recorded object (*OUT says what happened). May keep an
+	 * admin session open for the next call (postgres). */
 	int (*teardown)(const struct drv_ref *ref, enum drv_removed *out, struct te_err *err);
+	/* Close what teardown kept open. May be NULL. */
+	void (*release)(void);
 };
 
 /* The driver called NAME, or NULL. */
 const struct drv_ops *drv_find(const char *name);
 /* The driver owning ledger KIND, or NULL (engine kinds: container, ...). */
 const struct drv_ops *drv_for_kind(const char *kind);
+/* Call every driver's release(): after the last teardown of a `down`. */
+void drv_release_all(void);
 /* Comma-separated names of the drivers this build has, for messages. */
 const char *drv_names(void);
 

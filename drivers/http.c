@@ -6,6 +6,7 @@
 #define TE_WITH_CURL
 #include "common/cleanup.h"
 
+#include <stdio.h>
 #include <string.h>
 
 static size_t on_body(char *p, size_t size, size_t n, void *ctx)
@@ -71,4 +72,51 @@ char *drv_http_escape(const char *s)
 	out = xstrdup(e);
 	curl_free(e);
 	return out;
+}
+
+static char *curl_dup(char *s)
+{
+	char *out = s ? xstrdup(s) : NULL;
+
+	curl_free(s);
+	return out;
+}
+
+int drv_http_server_parse(const char *url, const char *what, bool need_credentials, const char *usage,
+			  struct drv_http_server *out, struct te_err *err)
+{
+	CURLU *u = curl_url();
+	char *scheme = NULL, *host = NULL, *port = NULL, *user = NULL, *pw = NULL;
+	bool ok;
+
+	memset(out, 0, sizeof(*out));
+	if (!u)
+		TE_BUG("curl_url failed");
+	ok = curl_url_set(u, CURLUPART_URL, url, 0) == CURLUE_OK &&
+	     curl_url_get(u, CURLUPART_SCHEME, &scheme, 0) == CURLUE_OK &&
+	     curl_url_get(u, CURLUPART_HOST, &host, 0) == CURLUE_OK &&
+	     curl_url_get(u, CURLUPART_PORT, &port, CURLU_DEFAULT_PORT) == CURLUE_OK;
+	/* No user or password in the URL: CURLUE_NO_USER / _NO_PASSWORD. */
+	if (curl_url_get(u, CURLUPART_USER, &user, CURLU_URLDECODE) != CURLUE_OK && need_credentials)
+		ok = false;
+	if (curl_url_get(u, CURLUPART_PASSWORD, &pw, CURLU_URLDECODE) != CURLUE_OK && need_credentials)
+		ok = false;
+	curl_url_cleanup(u);
+	if (ok) {
+		snprintf(out->where, sizeof(out->where), "%s %s:%s", what, host, port);
+		out->base = xasprintf("%s://%s:%s", scheme, host, port);
+	}
+	curl_free(scheme);
+	out->host = curl_dup(host), out->port = curl_dup(port);
+	out->user = curl_dup(user), out->password = curl_dup(pw);
+	if (ok)
+		return 0;
+	drv_http_server_release(out);
+	return te_err_set(err, TE_E_USAGE, "%s", usage);
+}
+
+void drv_http_server_release(struct drv_http_server *s)
+{
+	free(s->base), free(s->host), free(s->port), free(s->user), free(s->password);
+	memset(s, 0, sizeof(*s));
 }

@@ -545,11 +545,60 @@ static int drop_role(struct pg *pg, const struct drv_ref *ref, enum drv_removed 
 	return pg_run(pg, drop, err);
 }
 
+/* Teardown's admin session, kept between the teardown calls of one
+ * process until drv_release_all(): the rows of one resource (database or
+ * schema, then role) live on one server and are reached through one
+ * database, so a `down` pays one connection and one SCRAM exchange per
+ * resource instead of one per row. */
+static struct {
+	char *server; /* admin URL (secret) */
+	char *db;
+	struct pg pg;
+} kept;
+
+static void pg_release_kept(void)
+{
+	pg_release(&kept.pg);
+	free(kept.server);
+	free(kept.db);
+	kept.server = kept.db = NULL;
+}
+
+/* The kept session when it is to SERVER / DB and idle, else a new one;
+ * *REUSED says which. */
+static int kept_session(const char *server, const char *db, bool *reused, struct te_err *err)
+{
+	*reused = kept.pg.c && strcmp(kept.server, server) == 0 && strcmp(kept.db, db) == 0 &&
+		  PQstatus(kept.pg.c) == CONNECTION_OK && PQtransactionStatus(kept.pg.c) == PQTRANS_IDLE;
+	if (*reused)
+		return 0;
+	pg_release_kept();
+	if (pg_connect(&kept.pg, server, db, err) < 0) {
+		pg_release_kept();
+		return -1;
+	}
+	kept.server = xstrdup(server);
+	kept.db = xstrdup(db);
+	return 0;
+}
+
+static int teardown_on(struct pg *pg, const struct drv_ref *ref, const char *role, enum drv_removed *out,
+		       struct te_err *err)
+{
+	if (strcmp(ref->kind, "postgres-database") == 0)
+		return drop_database(pg, ref, role, out, err);
+	if (strcmp(ref->kind, "postgres-schema") == 0)
+		return drop_schema(pg, ref, role, out, err);
+	if (strcmp(ref->kind, "postgres-role") == 0)
+		return drop_role(pg, ref, out, err);
+	return te_err_set(err, TE_E_STATE, "unknown postgres resource kind '%s'", ref->kind);
+}
+
 static int pg_teardown(const struct drv_ref *ref, enum drv_removed *out, struct te_err *err)
 {
 	te_autojson cJSON *d = cJSON_Parse(ref->detail ? ref->detail : "");
-	autopgs struct pg pg = {0};
 	const char *db;
+	bool reused;
 
 	if (!ref->server)
 		return te_err_set(err, TE_E_FAIL,
@@ -559,15 +608,23 @@ static int pg_teardown(const struct drv_ref *ref, enum drv_removed *out, struct 
 		return te_err_set(err, TE_E_STATE, "%s '%s': ledger detail is not what taskenv wrote",
 				  ref->kind, ref->name);
 	db = strcmp(ref->kind, "postgres-schema") == 0 ? jstr(d, "database") : jstr(d, "maintenance_db");
-	if (pg_connect(&pg, ref->server, db, err) < 0)
+	if (kept_session(ref->server, db, &reused, err) < 0)
 		return -1;
-	if (strcmp(ref->kind, "postgres-database") == 0)
-		return drop_database(&pg, ref, jstr(d, "role"), out, err);
-	if (strcmp(ref->kind, "postgres-schema") == 0)
-		return drop_schema(&pg, ref, jstr(d, "role"), out, err);
-	if (strcmp(ref->kind, "postgres-role") == 0)
-		return drop_role(&pg, ref, out, err);
-	return te_err_set(err, TE_E_STATE, "unknown postgres resource kind '%s'", ref->kind);
+	if (teardown_on(&kept.pg, ref, jstr(d, "role"), out, err) == 0)
+		return 0;
+	/* A kept session the server closed since (restart): once more on a
+	 * new one. Every drop checks what exists first, so a retry is safe. */
+	if (!reused || PQstatus(kept.pg.c) == CONNECTION_OK) {
+		pg_release_kept();
+		return -1;
+	}
+	te_err_clear(err);
+	if (kept_session(ref->server, db, &reused, err) < 0)
+		return -1;
+	if (teardown_on(&kept.pg, ref, jstr(d, "role"), out, err) == 0)
+		return 0;
+	pg_release_kept();
+	return -1;
 }
 
 const struct drv_ops drv_postgres = {
@@ -578,6 +635,7 @@ const struct drv_ops drv_postgres = {
     .describe = pg_describe,
     .teardown = pg_teardown,
     .ready = pg_ready,
+    .release = pg_release_kept,
 };
 
 int drv_pg_may_use(const char *url, const char *kind, const char *name, bool *allowed, struct te_err *err)

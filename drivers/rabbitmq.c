@@ -18,60 +18,47 @@
 #define RMQ_NAME_MAX 63
 #define RMQ_BODY_MAX (4 << 20)
 
-/* The management API of one server: base URL without credentials. */
+/* The management API of one server. */
 struct rmq {
-	char *base;	 /* "http://host:port" */
-	char *userpwd;	 /* "admin:password" (secret) */
-	char where[256]; /* "host:port" */
+	struct drv_http_server srv; /* base URL without credentials, where */
+	char *userpwd;		    /* "admin:password" (secret) */
 };
 
 static void rmq_release(struct rmq *r)
 {
-	free(r->base);
+	drv_http_server_release(&r->srv);
 	free(r->userpwd);
+	r->userpwd = NULL;
 }
 #define autormq __attribute__((cleanup(rmq_release)))
 
+/* Without credentials in the URL, RabbitMQ's default guest:guest. */
 static int rmq_open(struct rmq *r, const char *server, struct te_err *err)
 {
-	CURLU *u = curl_url();
-	char *scheme = NULL, *host = NULL, *port = NULL, *user = NULL, *pw = NULL;
-	int rc = 0;
-
-	if (curl_url_set(u, CURLUPART_URL, server, 0) != CURLUE_OK ||
-	    curl_url_get(u, CURLUPART_SCHEME, &scheme, 0) != CURLUE_OK ||
-	    curl_url_get(u, CURLUPART_HOST, &host, 0) != CURLUE_OK ||
-	    curl_url_get(u, CURLUPART_PORT, &port, CURLU_DEFAULT_PORT) != CURLUE_OK) {
-		rc = te_err_set(err, TE_E_USAGE,
-				"rabbitmq server: not an http(s)://ADMIN:PASSWORD@HOST:PORT URL");
-		goto out;
-	}
-	curl_url_get(u, CURLUPART_USER, &user, CURLU_URLDECODE);
-	curl_url_get(u, CURLUPART_PASSWORD, &pw, CURLU_URLDECODE);
-	snprintf(r->where, sizeof(r->where), "rabbitmq server %s:%s", host, port);
-	r->base = xasprintf("%s://%s:%s", scheme, host, port);
-	r->userpwd = xasprintf("%s:%s", user ? user : "guest", pw ? pw : "guest");
-out:
-	curl_free(scheme), curl_free(host), curl_free(port), curl_free(user), curl_free(pw);
-	curl_url_cleanup(u);
-	return rc;
+	if (drv_http_server_parse(server, "rabbitmq server", false,
+				  "rabbitmq server: not an http(s)://ADMIN:PASSWORD@HOST:PORT URL", &r->srv,
+				  err) < 0)
+		return -1;
+	r->userpwd = xasprintf("%s:%s", r->srv.user ? r->srv.user : "guest",
+			       r->srv.password ? r->srv.password : "guest");
+	return 0;
 }
 
 /* One API call. *OUT (may be NULL) gets the parsed JSON body. */
 static int api(struct rmq *r, const char *method, const char *path, const cJSON *body, long *status,
 	       cJSON **out, struct te_err *err)
 {
-	te_autofree char *url = xasprintf("%s%s", r->base, path);
+	te_autofree char *url = xasprintf("%s%s", r->srv.base, path);
 	te_autofree char *text = body ? cJSON_PrintUnformatted(body) : NULL;
 	te_autobuf struct te_buf b = TE_BUF_INIT(RMQ_BODY_MAX);
 	struct drv_http_req req = {
-	    method,	url,  text,    text ? strlen(text) : 0, text ? "application/json" : NULL, NULL,
-	    r->userpwd, NULL, r->where};
+	    method,	url,  text,	   text ? strlen(text) : 0, text ? "application/json" : NULL, NULL,
+	    r->userpwd, NULL, r->srv.where};
 
 	if (drv_http(&req, status, &b, err) < 0)
 		return -1;
 	if (*status == 401)
-		return te_err_set(err, TE_E_FAIL, "%s: admin credentials rejected (HTTP 401)", r->where);
+		return te_err_set(err, TE_E_FAIL, "%s: admin credentials rejected (HTTP 401)", r->srv.where);
 	if (out)
 		*out = cJSON_Parse(b.data ? b.data : "null");
 	return 0;
@@ -85,7 +72,7 @@ static int api_ok(struct rmq *r, const char *method, const char *path, const cJS
 	if (api(r, method, path, body, &st, NULL, err) < 0)
 		return -1;
 	if (st < 200 || st > 299)
-		return te_err_set(err, TE_E_FAIL, "%s: %s %s: HTTP %ld", r->where, method, path, st);
+		return te_err_set(err, TE_E_FAIL, "%s: %s %s: HTTP %ld", r->srv.where, method, path, st);
 	return 0;
 }
 
@@ -145,15 +132,15 @@ static int amqp_port(struct prov *p, int *port, struct te_err *err)
 		return -1;
 	if (st != 200)
 		return te_err_set(err, TE_E_FAIL,
-				  "%s: GET /api/overview: HTTP %ld (is it the management API?)", p->r.where,
-				  st);
+				  "%s: GET /api/overview: HTTP %ld (is it the management API?)",
+				  p->r.srv.where, st);
 	cJSON_ArrayForEach (l, cJSON_GetObjectItemCaseSensitive(o, "listeners")) {
 		if (strcmp(cJSON_GetStringValue(cJSON_GetObjectItem(l, "protocol")) ?: "", "amqp") != 0)
 			continue;
 		*port = (int)cJSON_GetNumberValue(cJSON_GetObjectItem(l, "port"));
 		return 0;
 	}
-	return te_err_set(err, TE_E_FAIL, "%s: no AMQP listener in /api/overview", p->r.where);
+	return te_err_set(err, TE_E_FAIL, "%s: no AMQP listener in /api/overview", p->r.srv.where);
 }
 
 static int task_password(struct prov *p, struct te_err *err)
@@ -184,7 +171,7 @@ static int user_create(void *ctx, const char *name, struct te_err *err)
 	hash = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(old, "password_hash"));
 	if (st == 200 && !(hash && hash_matches(hash, p->password)))
 		return te_err_set(err, TE_E_CONFLICT,
-				  "%s: user '%s' exists and is not task '%s''s; left alone", p->r.where,
+				  "%s: user '%s' exists and is not task '%s''s; left alone", p->r.srv.where,
 				  p->name, p->s->task);
 	cJSON_AddStringToObject(body, "password", p->password);
 	cJSON_AddStringToObject(body, "tags", "");
@@ -209,7 +196,7 @@ static int vhost_create(void *ctx, const char *name, struct te_err *err)
 	if (st == 200 &&
 	    strcmp(cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(old, "description")) ?: "", m) != 0)
 		return te_err_set(err, TE_E_CONFLICT,
-				  "%s: vhost '%s' exists and is not task '%s''s; left alone", p->r.where,
+				  "%s: vhost '%s' exists and is not task '%s''s; left alone", p->r.srv.where,
 				  p->name, p->s->task);
 	cJSON_AddStringToObject(body, "description", m);
 	cJSON_AddNumberToObject(lim, "value", 64);
@@ -230,17 +217,11 @@ static int step(struct prov *p, const char *kind, drv_create_fn create, struct t
 static char *detail_json(struct prov *p, int port)
 {
 	te_autojson cJSON *o = cJSON_CreateObject();
-	CURLU *u = curl_url();
-	char *host = NULL;
 
-	curl_url_set(u, CURLUPART_URL, p->r.base, 0);
-	curl_url_get(u, CURLUPART_HOST, &host, 0);
-	cJSON_AddStringToObject(o, "host", host ? host : "127.0.0.1");
+	cJSON_AddStringToObject(o, "host", p->r.srv.host);
 	cJSON_AddNumberToObject(o, "port", port);
 	cJSON_AddStringToObject(o, "vhost", p->name);
 	cJSON_AddStringToObject(o, "user", p->name);
-	curl_free(host);
-	curl_url_cleanup(u);
 	return cJSON_PrintUnformatted(o);
 }
 
@@ -326,15 +307,30 @@ static int close_connections(struct rmq *r, const char *ename, struct te_err *er
 
 	if (api(r, "GET", path, NULL, &st, &list, err) < 0)
 		return -1;
+	/* An error answer is an object: its members are not connections. */
+	if (!cJSON_IsArray(list))
+		return 0;
 	cJSON_ArrayForEach (c, list) {
-		te_autofree char *n =
-		    drv_http_escape(cJSON_GetStringValue(cJSON_GetObjectItem(c, "name")) ?: "");
-		te_autofree char *del = xasprintf("/api/connections/%s", n);
+		const char *name = cJSON_GetStringValue(cJSON_GetObjectItem(c, "name"));
+		te_autofree char *n = name ? drv_http_escape(name) : NULL;
+		te_autofree char *del = n ? xasprintf("/api/connections/%s", n) : NULL;
 		long st2 = 0;
 
-		if (api(r, "DELETE", del, NULL, &st2, NULL, err) < 0)
+		if (del && api(r, "DELETE", del, NULL, &st2, NULL, err) < 0)
 			return -1;
 	}
+	return 0;
+}
+
+/* GET PATH for teardown: *ST is 200 (found, *OUT its JSON) or 404 (gone).
+ * Any other answer (503 from a node that is starting, 500) says nothing
+ * about ownership: an error, so the row stays pending for the next down. */
+static int looked_up(struct rmq *r, const char *path, long *st, cJSON **out, struct te_err *err)
+{
+	if (api(r, "GET", path, NULL, st, out, err) < 0)
+		return -1;
+	if (*st != 200 && *st != 404)
+		return te_err_set(err, TE_E_FAIL, "%s: GET %s: HTTP %ld", r->srv.where, path, *st);
 	return 0;
 }
 
@@ -349,7 +345,7 @@ static int drop_vhost(struct rmq *r, const struct drv_ref *ref, const char *user
 	te_autojson cJSON *old = NULL;
 	long st = 0;
 
-	if (api(r, "GET", path, NULL, &st, &old, err) < 0)
+	if (looked_up(r, path, &st, &old, err) < 0)
 		return -1;
 	if (st == 404 ||
 	    strcmp(cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(old, "description")) ?: "", m) !=
@@ -372,7 +368,7 @@ static int drop_user(struct rmq *r, const struct drv_ref *ref, const char *passw
 	const char *hash;
 	long st = 0;
 
-	if (api(r, "GET", path, NULL, &st, &old, err) < 0)
+	if (looked_up(r, path, &st, &old, err) < 0)
 		return -1;
 	hash = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(old, "password_hash"));
 	if (st == 404 || !password || !hash || !hash_matches(hash, password)) {

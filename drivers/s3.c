@@ -23,44 +23,26 @@
 #define S3_NAME_MAX 63
 
 struct s3 {
-	char *endpoint;	 /* "http://host:port" */
-	char *access;	 /* access key */
-	char *secret;	 /* secret key */
-	char *userpwd;	 /* "access:secret" for CURLOPT_USERPWD */
-	char where[256]; /* "s3 server host:port" */
+	struct drv_http_server srv; /* endpoint (base), keys (user, password), where */
+	char *userpwd;		    /* "access:secret" for CURLOPT_USERPWD */
 };
 
 static void s3_release(struct s3 *s)
 {
-	free(s->endpoint), free(s->access), free(s->secret), free(s->userpwd);
+	drv_http_server_release(&s->srv);
+	free(s->userpwd);
+	s->userpwd = NULL;
 }
 #define autos3 __attribute__((cleanup(s3_release)))
 
 static int s3_open(struct s3 *s, const char *server, struct te_err *err)
 {
-	CURLU *u = curl_url();
-	char *scheme = NULL, *host = NULL, *port = NULL, *user = NULL, *pw = NULL;
-	int rc = 0;
-
-	if (curl_url_set(u, CURLUPART_URL, server, 0) != CURLUE_OK ||
-	    curl_url_get(u, CURLUPART_SCHEME, &scheme, 0) != CURLUE_OK ||
-	    curl_url_get(u, CURLUPART_HOST, &host, 0) != CURLUE_OK ||
-	    curl_url_get(u, CURLUPART_PORT, &port, CURLU_DEFAULT_PORT) != CURLUE_OK ||
-	    curl_url_get(u, CURLUPART_USER, &user, CURLU_URLDECODE) != CURLUE_OK ||
-	    curl_url_get(u, CURLUPART_PASSWORD, &pw, CURLU_URLDECODE) != CURLUE_OK) {
-		rc = te_err_set(err, TE_E_USAGE,
-				"s3 server: not an http(s)://ACCESS_KEY:SECRET_KEY@HOST:PORT URL");
-		goto out;
-	}
-	snprintf(s->where, sizeof(s->where), "s3 server %s:%s", host, port);
-	s->endpoint = xasprintf("%s://%s:%s", scheme, host, port);
-	s->access = xstrdup(user);
-	s->secret = xstrdup(pw);
-	s->userpwd = xasprintf("%s:%s", user, pw);
-out:
-	curl_free(scheme), curl_free(host), curl_free(port), curl_free(user), curl_free(pw);
-	curl_url_cleanup(u);
-	return rc;
+	if (drv_http_server_parse(server, "s3 server", true,
+				  "s3 server: not an http(s)://ACCESS_KEY:SECRET_KEY@HOST:PORT URL", &s->srv,
+				  err) < 0)
+		return -1;
+	s->userpwd = xasprintf("%s:%s", s->srv.user, s->srv.password);
+	return 0;
 }
 
 /* "x-amz-content-sha256: <hex SHA-256 of BODY>": S3 wants the payload hash
@@ -80,12 +62,12 @@ static char *payload_header(const char *body)
 static int s3_call(struct s3 *s, const char *method, const char *path, const char *body,
 		   struct curl_slist *headers, long *st, struct te_buf *out, struct te_err *err)
 {
-	te_autofree char *url = xasprintf("%s%s", s->endpoint, path);
+	te_autofree char *url = xasprintf("%s%s", s->srv.base, path);
 	te_autofree char *sha = payload_header(body);
 	te_autoslist struct curl_slist *h = curl_slist_append(NULL, sha);
 	struct drv_http_req req = {
-	    method,	url, body,    body ? strlen(body) : 0, body ? "application/xml" : NULL, S3_SIGV4,
-	    s->userpwd, h,   s->where};
+	    method,	url, body,	  body ? strlen(body) : 0, body ? "application/xml" : NULL, S3_SIGV4,
+	    s->userpwd, h,   s->srv.where};
 
 	for (struct curl_slist *x = headers; x; x = x->next)
 		h = curl_slist_append(h, x->data);
@@ -93,7 +75,7 @@ static int s3_call(struct s3 *s, const char *method, const char *path, const cha
 		return -1;
 	if (*st == 403)
 		return te_err_set(err, TE_E_FAIL, "%s: %s %s: credentials rejected (HTTP 403): %.200s",
-				  s->where, method, path, out->data ? out->data : "");
+				  s->srv.where, method, path, out->data ? out->data : "");
 	return 0;
 }
 
@@ -131,9 +113,9 @@ static char *detail_json(struct s3 *s, const struct drv_spec *spec)
 	te_autojson cJSON *o = cJSON_CreateObject();
 	cJSON *b = cJSON_AddObjectToObject(o, "buckets");
 
-	cJSON_AddStringToObject(o, "endpoint", s->endpoint);
+	cJSON_AddStringToObject(o, "endpoint", s->srv.base);
 	cJSON_AddStringToObject(o, "region", S3_REGION);
-	cJSON_AddStringToObject(o, "access_key", s->access);
+	cJSON_AddStringToObject(o, "access_key", s->srv.user);
 	for (size_t i = 0; spec->buckets && spec->buckets[i]; i++) {
 		te_autofree char *name = bucket_name(spec, spec->buckets[i]);
 
@@ -158,7 +140,7 @@ static int bucket_create(void *ctx, const char *name, struct te_err *err)
 	    (st == 409 && b.data &&
 	     (strstr(b.data, "BucketAlreadyOwnedByYou") || strstr(b.data, "BucketAlreadyExists"))))
 		return 0;
-	return te_err_set(err, TE_E_FAIL, "%s: create bucket '%s': HTTP %ld %.200s", s->where, name, st,
+	return te_err_set(err, TE_E_FAIL, "%s: create bucket '%s': HTTP %ld %.200s", s->srv.where, name, st,
 			  b.data ? b.data : "");
 }
 
@@ -173,9 +155,9 @@ static int s3_provision(const struct drv_spec *spec, const struct drv_recorder *
 	if (s3_open(&s, spec->server, err) < 0 || s3_call(&s, "GET", "/", NULL, NULL, &st, &b, err) < 0)
 		return -1;
 	if (st != 200)
-		return te_err_set(err, TE_E_FAIL, "%s: GET / (ListBuckets): HTTP %ld %.200s", s.where, st,
+		return te_err_set(err, TE_E_FAIL, "%s: GET / (ListBuckets): HTTP %ld %.200s", s.srv.where, st,
 				  b.data ? b.data : "");
-	if (rec->secret_put(rec->ctx, pname, s.secret, err) < 0)
+	if (rec->secret_put(rec->ctx, pname, s.srv.password, err) < 0)
 		return -1;
 	detail = detail_json(&s, spec);
 	for (size_t i = 0; spec->buckets && spec->buckets[i]; i++) {
@@ -321,7 +303,7 @@ static int delete_keys(struct s3 *s, const char *bucket, char **keys, struct te_
 	if (s3_call(s, "POST", path, body.data, h, &st, &out, err) < 0)
 		return -1;
 	if (st != 200)
-		return te_err_set(err, TE_E_FAIL, "%s: DeleteObjects on '%s': HTTP %ld", s->where, bucket,
+		return te_err_set(err, TE_E_FAIL, "%s: DeleteObjects on '%s': HTTP %ld", s->srv.where, bucket,
 				  st);
 	return 0;
 }
@@ -369,7 +351,7 @@ static int empty_bucket(struct s3 *s, const char *bucket, struct te_err *err)
 		if (s3_call(s, "GET", path, NULL, NULL, &st, &b, err) < 0)
 			return -1;
 		if (st != 200)
-			return te_err_set(err, TE_E_FAIL, "%s: ListObjectsV2 on '%s': HTTP %ld", s->where,
+			return te_err_set(err, TE_E_FAIL, "%s: ListObjectsV2 on '%s': HTTP %ld", s->srv.where,
 					  bucket, st);
 		keys = xml_texts(&b, "Key", "Contents");
 		if (keys[0] && delete_keys(s, bucket, keys, err) < 0)
@@ -406,7 +388,7 @@ static int s3_teardown(const struct drv_ref *ref, enum drv_removed *out, struct 
 	if (s3_call(&s, "DELETE", path, NULL, NULL, &st, &b, err) < 0)
 		return -1;
 	if (st != 204 && st != 200 && st != 404)
-		return te_err_set(err, TE_E_FAIL, "%s: delete bucket '%s': HTTP %ld %.200s", s.where,
+		return te_err_set(err, TE_E_FAIL, "%s: delete bucket '%s': HTTP %ld %.200s", s.srv.where,
 				  ref->name, st, b.data ? b.data : "");
 	return 0;
 }

@@ -5,9 +5,11 @@
 #   servers.sh stop DIR
 #   servers.sh pg-stop|pg-start DIR   stop / start again the cluster (same port)
 #   servers.sh s3-stop|s3-start DIR   the same for s3rver (same port and data)
+#   servers.sh rmq-stop|rmq-start DIR the same for rabbitmq (same node, ports and data)
 # PostgreSQL 15 from /usr/lib/postgresql/15/bin: initdb into DIR/pg (trust
 # for the admin over the unix socket, scram for TCP), a free port on
-# 127.0.0.1, the admin user "taskenv_admin" with a random password.
+# 127.0.0.1, the admin user "taskenv_admin" with a random password;
+# fsync, synchronous_commit and full_page_writes off unless PG_DURABLE=1.
 # Running as root: the cluster is owned by the "postgres" system user.
 set -euo pipefail
 
@@ -43,10 +45,12 @@ listen_addresses = '127.0.0.1'
 port = $port
 unix_socket_directories = '$d'
 max_connections = 200
-fsync = off
-synchronous_commit = off
-full_page_writes = off
 CONF
+	# Tests trade durability for speed; a server a user runs does not
+	# (PG_DURABLE=1 keeps PostgreSQL's defaults: the benchmark's second cluster).
+	if [ "${PG_DURABLE:-0}" != 1 ]; then
+		printf 'fsync = off\nsynchronous_commit = off\nfull_page_writes = off\n' >>"$d/data/postgresql.conf"
+	fi
 	as_pg "$PGBIN/pg_ctl" -D "$d/data" -l "$d/log" -w -t 60 start >/dev/null
 	echo "PG_ADMIN_URL=postgresql://taskenv_admin:$pw@127.0.0.1:$port/postgres"
 	echo "PG_SOCKET_DIR=$d"
@@ -79,7 +83,7 @@ rmq_env() {
 }
 
 start_rabbitmq() {
-	local d="$DIR/rmq" pw i
+	local d="$DIR/rmq" pw
 	mkdir -p "$d"
 	pw=$(head -c 16 /dev/urandom | od -An -tx1 | tr -d ' \n')
 	printf 'RMQ_AMQP=%s\nRMQ_MGMT=%s\nRMQ_DIST=%s\nRMQ_EPMD=%s\n' "$(free_port)" "$(free_port)" \
@@ -94,14 +98,27 @@ default_pass = $pw
 CONF
 	echo '[rabbitmq_management].' >"$d/enabled_plugins"
 	: >"$d/env.conf"
-	setsid /usr/lib/rabbitmq/bin/rabbitmq-server >"$d/out.log" 2>&1 </dev/null &
+	run_rabbitmq "$pw"
+	echo "RMQ_ADMIN_URL=http://taskenv_admin:$pw@127.0.0.1:$RMQ_MGMT"
+	echo "RMQ_AMQP_PORT=$RMQ_AMQP"
+}
+
+# Start the node of DIR/rmq (rmq_env done) and wait until the management
+# API answers the admin with password PW.
+run_rabbitmq() {
+	local d="$DIR/rmq" i
+	setsid /usr/lib/rabbitmq/bin/rabbitmq-server >>"$d/out.log" 2>&1 </dev/null &
 	for i in $(seq 1 240); do
-		curl -fsS -o /dev/null -u "taskenv_admin:$pw" "http://127.0.0.1:$RMQ_MGMT/api/overview" 2>/dev/null && break
+		curl -fsS -o /dev/null -u "taskenv_admin:$1" "http://127.0.0.1:$RMQ_MGMT/api/overview" 2>/dev/null && break
 		sleep 0.25
 	done
 	[ "$i" -lt 240 ] || { echo "servers.sh: rabbitmq did not answer in 60 s (see $d/out.log)" >&2; return 1; }
-	echo "RMQ_ADMIN_URL=http://taskenv_admin:$pw@127.0.0.1:$RMQ_MGMT"
-	echo "RMQ_AMQP_PORT=$RMQ_AMQP"
+}
+
+# Start the existing node again: same node name, ports, data (mnesia) and admin.
+restart_rabbitmq() {
+	rmq_env
+	run_rabbitmq "$(sed -n 's/^default_pass = //p' "$DIR/rmq/rabbitmq.conf")"
 }
 
 stop_rabbitmq() {
@@ -113,6 +130,7 @@ stop_rabbitmq() {
 		kill -TERM "$pid" 2>/dev/null || true
 		for _ in $(seq 1 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
 		kill -KILL "$pid" 2>/dev/null || true
+		rm -f "$d/pid"
 	fi
 	epmd=$(find /usr/lib/erlang -path '*/bin/epmd' -type f 2>/dev/null | head -n 1)
 	if [ -n "$epmd" ]; then "$epmd" -port "$RMQ_EPMD" -kill >/dev/null 2>&1 || true; fi
@@ -166,5 +184,7 @@ pg-stop) stop_postgres ;;
 s3-stop) stop_s3 ;;
 s3-start) start_s3 >/dev/null ;;
 pg-start) restart_postgres ;;
+rmq-stop) stop_rabbitmq ;;
+rmq-start) restart_rabbitmq ;;
 *) echo "usage: servers.sh start|stop DIR" >&2; exit 2 ;;
 esac

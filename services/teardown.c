@@ -187,6 +187,7 @@ static int down_drivers(struct down *d, struct te_err *err)
 	for (size_t i = n; i-- > 0 && rc == 0;)
 		if (drv_for_kind(rows[i].kind))
 			rc = down_driver_row(d, &rows[i], err);
+	drv_release_all();
 	state_resources_free(rows, n);
 	return rc;
 }

@@ -481,3 +481,111 @@ test_verify_catches_cross_task_grant() {
 	te down -t vx-b --timeout 1 >/dev/null
 	assert_eq "$(pg_traces vx-a)$(pg_traces vx-b)" "00"
 }
+
+# rabbitmq-server is down during the first `down`: the vhost and the user
+# stay pending (named in the error, with the server); the second `down`
+# (same node and data back) removes both, checked on the management API.
+test_rmq_unreachable_during_down() {
+	drv_servers rabbitmq
+	local dir rc=0 out port
+	dir=$(mktemp -d "$WORK/proj.XXXX")
+	printf 'x-taskenv:\n  resources:\n    jobs: {driver: rabbitmq, server: "${RMQ_ADMIN_URL}"}\nservices:\n  app: {image: taskenv-test/busybox:1, command: [sleep, "3600"]}\n' >"$dir/compose.yaml"
+	(cd "$dir" && te up -t rqu) >/dev/null 2>&1 || fail "up"
+	assert_eq "$(rmq_traces rqu)" "2"
+	port=$(sed 's#.*@127.0.0.1:\([0-9]*\).*#\1#' <<<"$RMQ_ADMIN_URL")
+	"$TE_ROOT/scripts/servers.sh" rmq-stop "$WORK/servers"
+	out=$(te down -t rqu --timeout 1 2>&1) || rc=$?
+	"$TE_ROOT/scripts/servers.sh" rmq-start "$WORK/servers" || fail "rabbitmq did not come back"
+	assert_eq "$rc" "1" "(first down: $out)"
+	assert_contains "$out" "rabbitmq-vhost te_rqu_jobs"
+	assert_contains "$out" "rabbitmq-user te_rqu_jobs"
+	assert_contains "$out" "rabbitmq server 127.0.0.1:$port"
+	assert_eq "$(te ps -t rqu --json | jq -r '[.resources[] | select(.kind | startswith("rabbitmq-")) | .ledger_state] | join(",")')" \
+		"pending,pending"
+	assert_eq "$(rmq_traces rqu)" "2"
+	te down -t rqu --timeout 1 >/dev/null
+	assert_eq "$(rmq_admin /api/vhosts | jq '[.[] | select(.name == "te_rqu_jobs")] | length')" "0"
+	assert_eq "$(rmq_admin /api/users | jq '[.[] | select(.name == "te_rqu_jobs")] | length')" "0"
+	assert_eq "$(te ps --json | jq '[.[] | select(.task == "rqu")] | length')" "0"
+}
+
+# Killed at each driver step of a rabbitmq resource (the kill after the
+# user is in test_rmq_vhost_isolation): the expected objects exist, down
+# removes them all and forgets the task.
+test_rmq_fault_between_steps() {
+	drv_servers rabbitmq
+	local dir f want rc
+	dir=$(mktemp -d "$WORK/proj.XXXX")
+	printf 'x-taskenv:\n  resources:\n    jobs: {driver: rabbitmq, server: "${RMQ_ADMIN_URL}"}\nservices:\n  app: {image: taskenv-test/busybox:1, command: [sleep, "3600"]}\n' >"$dir/compose.yaml"
+	for f in before-create:rabbitmq-user:0 before-create:rabbitmq-vhost:1 after-create:rabbitmq-vhost:2; do
+		want=${f##*:} f=${f%:*}:te_rqf_jobs
+		rc=0
+		(cd "$dir" && TASKENV_FAULT=$f te up -t rqf) >/dev/null 2>&1 || rc=$?
+		assert_eq "$rc" "137" "(killed at $f)"
+		assert_eq "$(rmq_traces rqf)" "$want" "(vhost + user on the server when killed at $f)"
+		te down -t rqf --timeout 1 >/dev/null
+		assert_eq "$(rmq_traces rqf)" "0" "(after down, fault at $f)"
+		assert_eq "$(te ps --json | jq '[.[] | select(.task == "rqf")] | length')" "0"
+	done
+}
+
+# Killed at each driver step of an s3 resource with two buckets (the kill
+# after the first bucket is in test_s3_buckets): down removes what exists.
+test_s3_fault_between_steps() {
+	drv_servers s3
+	local dir f want rc
+	dir=$(mktemp -d "$WORK/proj.XXXX")
+	printf 'x-taskenv:\n  resources:\n    up: {driver: s3, server: "${S3_ADMIN_URL}", buckets: [a, b]}\nservices:\n  app: {image: taskenv-test/busybox:1, command: [sleep, "3600"]}\n' >"$dir/compose.yaml"
+	for f in before-create:s3-bucket:te-s3f-a-:0 before-create:s3-bucket:te-s3f-b-:1 after-create:s3-bucket:te-s3f-b-:2; do
+		want=${f##*:} f="${f%:*}*"
+		rc=0
+		(cd "$dir" && TASKENV_FAULT=$f te up -t s3f) >/dev/null 2>&1 || rc=$?
+		assert_eq "$rc" "137" "(killed at $f)"
+		assert_eq "$(s3_traces s3f)" "$want" "(buckets when killed at $f)"
+		te down -t s3f --timeout 1 >/dev/null
+		assert_eq "$(s3_traces s3f)" "0" "(after down, fault at $f)"
+		assert_eq "$(te ps --json | jq '[.[] | select(.task == "s3f")] | length')" "0"
+	done
+}
+
+# The management API answers 503 (a proxy in front of a restarting node)
+# during the first `down`: that is a failure, not "not ours" - the vhost
+# and user stay pending and on the server; the second `down` removes them.
+# The task's stored admin URL is pointed at a loopback stub for the first down.
+test_rmq_http_error_during_down() {
+	drv_servers rabbitmq
+	local dir rc=0 out sec good pid port
+	dir=$(mktemp -d "$WORK/proj.XXXX")
+	printf 'x-taskenv:\n  resources:\n    jobs: {driver: rabbitmq, server: "${RMQ_ADMIN_URL}"}\nservices:\n  app: {image: taskenv-test/busybox:1, command: [sleep, "3600"]}\n' >"$dir/compose.yaml"
+	(cd "$dir" && te up -t rqh) >/dev/null 2>&1 || fail "up"
+	python3 -c '
+import http.server
+class H(http.server.BaseHTTPRequestHandler):
+    def answer(self):
+        self.send_response(503); self.send_header("Content-Length", "0"); self.end_headers()
+    do_GET = do_PUT = do_DELETE = do_POST = do_HEAD = answer
+    def log_message(self, *a): pass
+s = http.server.HTTPServer(("127.0.0.1", 0), H)
+print(s.server_address[1], flush=True)
+s.serve_forever()' >"$WORK/stub.port" &
+	pid=$!
+	for _ in $(seq 1 50); do [ -s "$WORK/stub.port" ] && break; sleep 0.1; done
+	port=$(cat "$WORK/stub.port")
+	sec="$TASKENV_STATE.secrets/rqh.json"
+	good=$(jq -r '."server:jobs"' "$sec")
+	jq --arg u "$(sed "s#@127.0.0.1:[0-9]*#@127.0.0.1:$port#" <<<"$good")" '."server:jobs" = $u' "$sec" >"$sec.tmp"
+	chmod 600 "$sec.tmp" && mv "$sec.tmp" "$sec"
+	out=$(te down -t rqh --timeout 1 2>&1) || rc=$?
+	kill "$pid"
+	wait "$pid" 2>/dev/null || true
+	assert_eq "$rc" "1" "(first down: $out)"
+	assert_contains "$out" "rabbitmq server 127.0.0.1:$port"
+	assert_contains "$out" "HTTP 503"
+	assert_not_contains "$out" "not ours"
+	assert_eq "$(rmq_traces rqh)" "2"
+	jq --arg u "$good" '."server:jobs" = $u' "$sec" >"$sec.tmp"
+	chmod 600 "$sec.tmp" && mv "$sec.tmp" "$sec"
+	te down -t rqh --timeout 1 >/dev/null
+	assert_eq "$(rmq_traces rqh)" "0"
+	assert_eq "$(te ps --json | jq '[.[] | select(.task == "rqh")] | length')" "0"
+}

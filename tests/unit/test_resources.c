@@ -10,6 +10,7 @@
 #include "common/err.h"
 #include "common/mem.h"
 #include "drivers/driver.h"
+#include "drivers/http.h"
 #include "services/compose.h"
 #include "services/load.h"
 
@@ -194,6 +195,36 @@ static void test_object_names(void **state)
 	assert_string_not_equal(pw1, pw2);
 }
 
+/* The admin-URL parser of the rabbitmq and s3 drivers: credentials
+ * decoded, never in base or where; required ones missing is an error. */
+static void test_admin_url(void **state)
+{
+	struct drv_http_server s;
+	struct te_err err = {0};
+
+	assert_int_equal(drv_http_server_parse("http://adm:p%40ss@127.0.0.1:15672", "rabbitmq server", true,
+					       "usage", &s, &err),
+			 0);
+	assert_string_equal(s.base, "http://127.0.0.1:15672");
+	assert_string_equal(s.where, "rabbitmq server 127.0.0.1:15672");
+	assert_string_equal(s.user, "adm");
+	assert_string_equal(s.password, "p@ss");
+	drv_http_server_release(&s);
+	/* No port: the scheme's; no credentials: NULL unless required. */
+	assert_int_equal(drv_http_server_parse("https://mq.example", "x", false, "usage", &s, &err), 0);
+	assert_string_equal(s.base, "https://mq.example:443");
+	assert_null(s.user);
+	assert_null(s.password);
+	drv_http_server_release(&s);
+	assert_int_equal(
+	    drv_http_server_parse("http://only@h:9000", "s3 server", true, "need keys", &s, &err), -1);
+	assert_int_equal(err.code, TE_E_USAGE);
+	assert_string_equal(err.msg, "need keys");
+	assert_null(s.base);
+	assert_int_equal(drv_http_server_parse("not a url", "x", false, "bad", &s, &err), -1);
+	assert_string_equal(err.msg, "bad");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -201,6 +232,7 @@ int main(void)
 	    cmocka_unit_test(test_resources_shared),
 	    cmocka_unit_test(test_resources_errors),
 	    cmocka_unit_test(test_object_names),
+	    cmocka_unit_test(test_admin_url),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
