@@ -262,7 +262,7 @@ static int rmq_ready(const char *server, int timeout_s, struct te_err *err)
 			return 0;
 		usleep(200 * 1000);
 	}
-	return te_err_set(err, TE_E_FAIL, "%s: not ready after %d s", r.where, timeout_s);
+	return te_err_set(err, TE_E_FAIL, "%s: not ready after %d s", r.srv.where, timeout_s);
 }
 
 /* ---- describe ---- */

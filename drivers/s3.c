@@ -186,7 +186,7 @@ static int s3_ready(const char *server, int timeout_s, struct te_err *err)
 			return 0;
 		usleep(200 * 1000);
 	}
-	return te_err_set(err, TE_E_FAIL, "%s: not ready after %d s", s.where, timeout_s);
+	return te_err_set(err, TE_E_FAIL, "%s: not ready after %d s", s.srv.where, timeout_s);
 }
 
 /* ---- describe ---- */

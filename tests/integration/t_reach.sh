@@ -193,14 +193,7 @@ reach_no_traces() {
 test_reach_two_tasks() {
 	local dir out shared d id
 	dir=$(copy_example task-services)
-	if ! out=$(cd "$dir" && te config -t rch-a 2>&1 >/dev/null); then
-		if grep -q "implemented for postgres only" <<<"$out"; then
-			log "    SKIP: this build refuses rabbitmq/s3 resources without server: (no shared"
-			log "    rabbitmq/s3 containers yet): $(grep -m 1 -o 'resources\.[a-z_]*: no server:[^(]*' <<<"$out")"
-			return 0
-		fi
-		fail "taskenv config of examples/task-services: $out"
-	fi
+	out=$(cd "$dir" && te config -t rch-a 2>&1 >/dev/null) || fail "taskenv config of examples/task-services: $out"
 	for d in nsenter ip psql amqp-get; do command -v "$d" >/dev/null || fail "$d is not installed"; done
 	# The trap runs when the test's subshell exits, after this function's locals are gone.
 	REACH_ID=
