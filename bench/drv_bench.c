@@ -106,7 +106,7 @@ int main(int argc, char **argv)
 	const char *what = argc > 1 ? argv[1] : "";
 	int n = argc > 2 ? (int)strtol(argv[2], NULL, 10) : 20;
 	char *buckets[] = {"bench", NULL};
-	struct drv_spec spec = {NULL, "bench0000000000", "res", NULL, NULL, NULL, buckets};
+	struct drv_spec spec = {NULL, "bench0000000000", "res", NULL, NULL, NULL, buckets, NULL};
 	const struct drv_ops *ops;
 	const char *env;
 

@@ -41,6 +41,9 @@ struct drv_spec {
 	const char *isolation; /* postgres: "schema" (default) or "database" */
 	const char *tmpl;      /* postgres database mode: template database, or NULL */
 	char *const *buckets;  /* s3: NULL-terminated bucket keys */
+	const char *amqp_port; /* rabbitmq: the AMQP port clients use on the host side, or NULL:
+				* the listener the server reports (wrong when it is remapped, as
+				* for any RabbitMQ in a container: the shared one sets it) */
 };
 
 /* How a driver records its steps (implemented by services/ over the

@@ -11,7 +11,9 @@
 #include <openssl/evp.h>
 #include <openssl/sha.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define RMQ_NAME_MAX 63
 #define RMQ_BODY_MAX (4 << 20)
@@ -114,12 +116,18 @@ struct prov {
 	char *detail;
 };
 
+/* The AMQP port from the spec, else from the server's listeners (its own
+ * view: inside a container that is the unpublished port). */
 static int amqp_port(struct prov *p, int *port, struct te_err *err)
 {
 	te_autojson cJSON *o = NULL;
 	const cJSON *l;
 	long st = 0;
 
+	if (p->s->amqp_port) {
+		*port = (int)strtol(p->s->amqp_port, NULL, 10);
+		return 0;
+	}
 	if (api(&p->r, "GET", "/api/overview", NULL, &st, &o, err) < 0)
 		return -1;
 	if (st != 200)
@@ -235,6 +243,26 @@ out:
 	rmq_release(&p.r);
 	free(p.name), free(p.ename), free(p.password), free(p.detail);
 	return rc;
+}
+
+/* ---- ready ---- */
+
+/* The management API answers GET /api/overview with 200 for the admin
+ * (the default user exists once the management listener is up). */
+static int rmq_ready(const char *server, int timeout_s, struct te_err *err)
+{
+	autormq struct rmq r = {0};
+
+	if (rmq_open(&r, server, err) < 0)
+		return -1;
+	for (int i = 0; i < timeout_s * 5; i++) {
+		long st = 0;
+
+		if (api(&r, "GET", "/api/overview", NULL, &st, NULL, err) == 0 && st == 200)
+			return 0;
+		usleep(200 * 1000);
+	}
+	return te_err_set(err, TE_E_FAIL, "%s: not ready after %d s", r.srv.where, timeout_s);
 }
 
 /* ---- describe ---- */
@@ -379,5 +407,6 @@ const struct drv_ops drv_rabbitmq = {
     .primary_kind = "rabbitmq-user",
     .provision = rmq_provision,
     .describe = rmq_describe,
+    .ready = rmq_ready,
     .teardown = rmq_teardown,
 };

@@ -15,6 +15,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #define S3_REGION "us-east-1"
 #define S3_SIGV4 "aws:amz:" S3_REGION ":s3"
@@ -166,6 +167,26 @@ static int s3_provision(const struct drv_spec *spec, const struct drv_recorder *
 			return -1;
 	}
 	return 0;
+}
+
+/* ---- ready ---- */
+
+/* ListBuckets (GET /, signed) answers 200: the server is up and takes the keys. */
+static int s3_ready(const char *server, int timeout_s, struct te_err *err)
+{
+	autos3 struct s3 s = {0};
+
+	if (s3_open(&s, server, err) < 0)
+		return -1;
+	for (int i = 0; i < timeout_s * 5; i++) {
+		te_autobuf struct te_buf b = TE_BUF_INIT(S3_BODY_MAX);
+		long st = 0;
+
+		if (s3_call(&s, "GET", "/", NULL, NULL, &st, &b, err) == 0 && st == 200)
+			return 0;
+		usleep(200 * 1000);
+	}
+	return te_err_set(err, TE_E_FAIL, "%s: not ready after %d s", s.srv.where, timeout_s);
 }
 
 /* ---- describe ---- */
@@ -378,5 +399,6 @@ const struct drv_ops drv_s3 = {
     .primary_kind = "s3-bucket",
     .provision = s3_provision,
     .describe = s3_describe,
+    .ready = s3_ready,
     .teardown = s3_teardown,
 };

@@ -40,13 +40,16 @@ struct up {
 	struct ledger *l;
 	struct svc_plan *plan;
 	const struct svc_up_opts *opts;
-	int **host_ports;	  /* per planned container, per service port */
-	cJSON *values;		  /* resource key -> container-side values, owned */
-	struct svc_shared shared; /* the shared postgres container, when a resource has no server */
-	char **shared_aliases;	  /* keys of the resources on it, NULL-terminated, owned */
-	char (*subnets)[2][20];	  /* per planned network: subnet, gateway ("" when none) */
-	bool *need_build;	  /* per planned container */
-	char **old_image;	  /* per planned container: image id a rebuild replaced, or NULL */
+	int **host_ports; /* per planned container, per service port */
+	cJSON *values;	  /* resource key -> container-side values, owned */
+	/* The shared server containers (one per driver, by svc_shared_slot)
+	 * the resources without server: use, and the keys of those resources
+	 * (its aliases on the task's networks, NULL-terminated, owned). */
+	struct svc_shared shared[SVC_SHARED_MAX];
+	char **shared_aliases[SVC_SHARED_MAX];
+	char (*subnets)[2][20]; /* per planned network: subnet, gateway ("" when none) */
+	bool *need_build;	/* per planned container */
+	char **old_image;	/* per planned container: image id a rebuild replaced, or NULL */
 };
 
 static void step(const struct up *u, const char *kind, const char *name, const char *what)
@@ -629,29 +632,64 @@ static int wait_deps(struct up *u, size_t idx, struct te_err *err)
 	return 0;
 }
 
-/* Where each resource lives: its server: URL, or the shared container
- * (reached as "<key>:5432" from the task's networks). */
+/* The shared server container of R's driver, started once per `up`. */
+static struct svc_shared *shared_for(struct up *u, const struct svc_resource *r, struct te_err *err)
+{
+	int slot = svc_shared_slot(r->driver);
+	struct svc_shared *sh = slot >= 0 ? &u->shared[slot] : NULL;
+	te_autofree char *name = xasprintf("taskenv-shared-%s", r->driver);
+
+	if (!sh)
+		return te_err_set(err, TE_E_USAGE,
+				  "driver '%s' has no shared server: give server:", r->driver),
+		       NULL;
+	if (sh->container)
+		return sh;
+	step(u, "container", name, "starting (shared server)");
+	if (svc_shared_start(u->e, u->l, r->driver, r->image, sh, err) < 0)
+		return NULL;
+	return sh;
+}
+
+/* Each shared server started for this `up` answers. */
+static int shared_ready(struct up *u, struct te_err *err)
+{
+	for (size_t k = 0; k < SVC_SHARED_MAX; k++) {
+		te_autofree char *name = NULL;
+
+		if (!u->shared[k].container)
+			continue;
+		name = xasprintf("taskenv-shared-%s", u->shared[k].driver);
+		if (svc_shared_ready(&u->shared[k], err) < 0)
+			return te_err_prefix(err, "shared %s server container: ", u->shared[k].driver);
+		step(u, "container", name, "ready");
+	}
+	return 0;
+}
+
+/* Where each resource lives: its server: URL, or the shared container of
+ * its driver (reached as "<key>:<port>" from the task's networks, and at
+ * 127.0.0.1:<published port> from the host: the driver records that). */
 static int drv_targets(struct up *u, struct svc_drv_target *t, struct te_err *err)
 {
 	const struct svc_project *p = u->plan->project;
 
 	for (size_t i = 0; i < p->n_resources; i++) {
 		const struct svc_resource *r = &p->resources[i];
+		struct svc_shared *sh;
 
-		t[i] = (struct svc_drv_target){r->server, r->container_host, NULL};
+		t[i] = (struct svc_drv_target){r->server, r->container_host, NULL, r->amqp_port};
 		if (r->server)
 			continue;
-		if (!u->shared.container) {
-			step(u, "container", "taskenv-shared-postgres", "starting (shared server)");
-			if (svc_shared_postgres(u->e, u->l, r->image, &u->shared, err) < 0)
-				return te_err_prefix(
-				    err, "resource '%s' (driver postgres, shared server): ", r->key);
-			step(u, "container", "taskenv-shared-postgres", "ready");
-		}
-		u->shared_aliases = te_strv_push(u->shared_aliases, xstrdup(r->key));
-		t[i] = (struct svc_drv_target){u->shared.admin_url, r->key, "5432"};
+		sh = shared_for(u, r, err);
+		if (!sh)
+			return te_err_prefix(err, "resource '%s' (driver %s, shared server): ", r->key,
+					     r->driver);
+		u->shared_aliases[svc_shared_slot(r->driver)] =
+		    te_strv_push(u->shared_aliases[svc_shared_slot(r->driver)], xstrdup(r->key));
+		t[i] = (struct svc_drv_target){sh->admin_url, r->key, sh->port, sh->amqp_port};
 	}
-	return 0;
+	return shared_ready(u, err);
 }
 
 /* up --wait: every service with a healthcheck is healthy. */
@@ -672,13 +710,14 @@ static int wait_all(struct up *u, struct te_err *err)
 
 static int attach_shared(struct up *u, struct te_err *err)
 {
-	for (size_t i = 0; u->shared.container && i < u->plan->n_networks; i++) {
-		const struct svc_plan_network *n = &u->plan->networks[i];
+	for (size_t k = 0; k < SVC_SHARED_MAX; k++)
+		for (size_t i = 0; u->shared[k].container && i < u->plan->n_networks; i++) {
+			const struct svc_plan_network *n = &u->plan->networks[i];
 
-		if (!n->external &&
-		    svc_shared_attach(u->e, u->shared.container, n->name, u->shared_aliases, err) < 0)
-			return -1;
-	}
+			if (!n->external && svc_shared_attach(u->e, u->shared[k].container, n->name,
+							      u->shared_aliases[k], err) < 0)
+				return -1;
+		}
 	return 0;
 }
 
@@ -743,8 +782,10 @@ static void up_release(struct up *u)
 	free(u->host_ports);
 	free(u->subnets);
 	cJSON_Delete(u->values);
-	svc_shared_release(&u->shared);
-	te_strv_free(u->shared_aliases);
+	for (size_t k = 0; k < SVC_SHARED_MAX; k++) {
+		svc_shared_release(&u->shared[k]);
+		te_strv_free(u->shared_aliases[k]);
+	}
 	free(u->need_build);
 	for (size_t i = 0; u->old_image && i < u->plan->n_containers; i++)
 		free(u->old_image[i]);

@@ -248,6 +248,7 @@ struct svc_resource {
 	char *tmpl;	      /* postgres `template:`, or NULL */
 	char *container_host; /* host name containers use for the server, or NULL */
 	char *image;	      /* no server: the shared server container's image, or NULL (default) */
+	char *amqp_port;      /* rabbitmq with server:: host-side AMQP port ("1".."65535"), or NULL */
 	char **buckets;	      /* s3 bucket keys, NULL-terminated, or NULL */
 	struct svc_loc loc;
 };

@@ -68,8 +68,8 @@ static int up_one(struct ledger *l, const struct svc_resource *r, const struct s
 	const struct drv_ops *ops = drv_find(r->driver);
 	te_autofree char *sname = drv_secret_server(r->key);
 	struct drv_recorder rec = {c, rec_intend, rec_created, rec_get, rec_put};
-	struct drv_spec spec = {task,	 state_ledger_id(l), r->key, t->server, r->isolation,
-				r->tmpl, r->buckets};
+	struct drv_spec spec = {task,	 state_ledger_id(l), r->key,	  t->server, r->isolation,
+				r->tmpl, r->buckets,	     t->amqp_port};
 	cJSON *v;
 
 	if (!ops)

@@ -16,12 +16,15 @@ struct svc_project;
 struct svc_service;
 struct state_resource;
 
-/* Where each resource's server is: the admin URL (host side) and what
- * containers use instead of its host and port (NULL: the same). Borrowed. */
+/* Where each resource's server is: the admin URL (host side), what
+ * containers use instead of its host and port (NULL: the same), and for
+ * rabbitmq the host-side AMQP port (drv_spec.amqp_port; NULL: the server's
+ * own listener). Borrowed. */
 struct svc_drv_target {
 	const char *server;
 	const char *container_host;
 	const char *container_port;
+	const char *amqp_port;
 };
 
 /* Provision every resource of PROJECT for TASK, in file order, on

@@ -113,6 +113,7 @@ static void resource_release(struct svc_resource *r)
 	free(r->isolation);
 	free(r->tmpl);
 	free(r->container_host);
+	free(r->amqp_port);
 	free(r->image);
 	te_strv_free(r->buckets);
 }

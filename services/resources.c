@@ -6,6 +6,7 @@
  *   x-taskenv:
  *     resources:
  *       db: {driver: postgres, server: ${PG_ADMIN_URL}, isolation: schema}
+ *       jobs: {driver: rabbitmq}          # no server: the ledger's shared container
  *   services:
  *     app:
  *       x-taskenv: {env: {DATABASE_URL: db.url}}
@@ -17,6 +18,7 @@
 #include "common/err.h"
 #include "common/mem.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 /* What `env:` may name after "<key>.": the fields drivers describe. */
@@ -59,12 +61,40 @@ static int res_field(struct loader *l, struct svc_resource *r, struct svc_ld_pai
 		return res_string(l, pr, path, &r->container_host);
 	if (strcmp(pr->name, "image") == 0)
 		return res_string(l, pr, path, &r->image);
+	if (strcmp(pr->name, "amqp_port") == 0)
+		return res_string(l, pr, path, &r->amqp_port);
 	if (strcmp(pr->name, "buckets") == 0)
 		return svc_ld_strings(l, pr->val, p, &r->buckets);
 	return svc_ld_err(l, pr->key,
 			  "%s: unknown key '%s' (known: driver, server, isolation, template, "
-			  "container_host, image, buckets)",
+			  "container_host, image, amqp_port, buckets)",
 			  path, pr->name);
+}
+
+static bool valid_port(const char *s)
+{
+	size_t n = strlen(s);
+	long v = n >= 1 && n <= 5 && strspn(s, "0123456789") == n ? strtol(s, NULL, 10) : 0;
+
+	return v >= 1 && v <= 65535;
+}
+
+/* amqp_port: the host-side AMQP port of a server: URL whose AMQP listener
+ * is remapped (a RabbitMQ in a container); the shared server fills it in. */
+static int res_check_amqp_port(struct loader *l, const struct svc_resource *r, yaml_node_t *at,
+			       const char *path)
+{
+	if (!r->amqp_port)
+		return 0;
+	if (strcmp(r->driver, "rabbitmq") != 0)
+		return svc_ld_err(l, at, "%s: amqp_port is for the rabbitmq driver", path);
+	if (!r->server)
+		return svc_ld_err(l, at, "%s: amqp_port goes with server: (the shared server sets its own)",
+				  path);
+	if (!valid_port(r->amqp_port))
+		return svc_ld_err(l, at, "%s: amqp_port must be a port number (1-65535), not '%s'", path,
+				  r->amqp_port);
+	return 0;
 }
 
 static int res_check(struct loader *l, struct svc_resource *r, yaml_node_t *at, const char *path)
@@ -74,12 +104,8 @@ static int res_check(struct loader *l, struct svc_resource *r, yaml_node_t *at, 
 	if (!drv_find(r->driver))
 		return svc_ld_err(l, at, "%s: unknown driver '%s' (this build has: %s)", path, r->driver,
 				  drv_names());
-	if (!r->server && strcmp(r->driver, "postgres") != 0)
-		return svc_ld_err(
-		    l, at,
-		    "%s: no server: give the admin URL, e.g. server: ${%s_ADMIN_URL} (the shared "
-		    "server container is implemented for postgres only)",
-		    path, strcmp(r->driver, "s3") == 0 ? "S3" : "RMQ");
+	if (res_check_amqp_port(l, r, at, path) < 0)
+		return -1;
 	if (r->server && r->image)
 		return svc_ld_err(l, at,
 				  "%s: image is for the shared server container, used without server:", path);

@@ -21,17 +21,75 @@
 
 #define SHARED_TASK "_shared" /* secrets file of the ledger's shared servers */
 #define READY_TIMEOUT_S 120
+#define MAX_PORTS 2
+
+/* One shared server per driver. The admin URL is
+ * SCHEME://USER:PASSWORD@127.0.0.1:<published ADMIN_PORT>PATH; PASSWORD is
+ * the random secret SECRET of "_shared", or FIXED_PW for an image whose
+ * credential cannot be chosen. */
+struct shared_row {
+	const char *driver;
+	const char *image;		  /* default image (the `image:` key overrides it) */
+	const char *ports[MAX_PORTS + 1]; /* published, NULL-terminated; [0] is what tasks use */
+	const char *admin_port;		  /* one of PORTS */
+	const char *secret;		  /* "_shared" secret with the admin password, or NULL */
+	const char *fixed_pw;		  /* when SECRET is NULL */
+	const char *user_env;		  /* "VAR" the image takes the admin user from, or NULL */
+	const char *pw_env;		  /* "VAR" the image takes the admin password from, or NULL */
+	const char *scheme, *user, *path;
+	bool amqp; /* PORTS[0] published is the driver's drv_spec.amqp_port */
+};
+
+static const struct shared_row rows[SVC_SHARED_MAX] = {
+    {.driver = "postgres",
+     .image = SVC_SHARED_PG_IMAGE,
+     .ports = {"5432", NULL},
+     .admin_port = "5432",
+     .secret = "postgres-admin",
+     .pw_env = "POSTGRES_PASSWORD",
+     .scheme = "postgresql",
+     .user = "postgres",
+     .path = "/postgres"},
+    {.driver = "rabbitmq",
+     .image = SVC_SHARED_RMQ_IMAGE,
+     .ports = {"5672", "15672", NULL},
+     .admin_port = "15672",
+     .secret = "rabbitmq-admin",
+     .user_env = "RABBITMQ_DEFAULT_USER",
+     .pw_env = "RABBITMQ_DEFAULT_PASS",
+     .scheme = "http",
+     .user = "taskenv_admin",
+     .path = "",
+     .amqp = true},
+    {.driver = "s3",
+     .image = SVC_SHARED_S3_IMAGE,
+     .ports = {"4568", NULL},
+     .admin_port = "4568",
+     .fixed_pw = "S3RVER",
+     .scheme = "http",
+     .user = "S3RVER",
+     .path = ""},
+};
 
 void svc_shared_release(struct svc_shared *s)
 {
 	free(s->container);
 	free(s->admin_url);
-	s->container = s->admin_url = NULL;
+	free(s->client_port);
+	memset(s, 0, sizeof(*s));
 }
 
-static char *container_name(struct ledger *l)
+int svc_shared_slot(const char *driver)
 {
-	return xasprintf("taskenv-shared-postgres-%.8s", state_ledger_id(l));
+	for (int i = 0; i < SVC_SHARED_MAX; i++)
+		if (strcmp(rows[i].driver, driver) == 0)
+			return i;
+	return -1;
+}
+
+static char *container_name(struct ledger *l, const struct shared_row *r)
+{
+	return xasprintf("taskenv-shared-%s-%.8s", r->driver, state_ledger_id(l));
 }
 
 static cJSON *labels(struct ledger *l, const char *what)
@@ -77,42 +135,77 @@ static int ensure_network(struct engine *e, struct ledger *l, const char *name, 
 
 /* A free loopback port, fixed in the container's PortBindings: Docker
  * re-allocates an ephemeral (HostPort "") binding when a running container
- * joins another network, which would move the server under its tasks. */
-static int free_port(char *out, size_t n, struct te_err *err)
+ * joins another network, which would move the server under its tasks.
+ * The socket stays open in *FD until all ports of a container are picked,
+ * so they differ. */
+static int free_port(char *out, size_t n, int *fd, struct te_err *err)
 {
 	struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
 	socklen_t len = sizeof(a);
-	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
 
-	if (fd < 0 || bind(fd, (struct sockaddr *)&a, sizeof(a)) < 0 ||
-	    getsockname(fd, (struct sockaddr *)&a, &len) < 0) {
-		if (fd >= 0)
-			close(fd);
+	*fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (*fd < 0 || bind(*fd, (struct sockaddr *)&a, sizeof(a)) < 0 ||
+	    getsockname(*fd, (struct sockaddr *)&a, &len) < 0)
 		return te_err_set(err, TE_E_IO, "pick a loopback port: %s", strerror(errno));
-	}
-	close(fd);
 	snprintf(out, n, "%u", (unsigned)ntohs(a.sin_port));
 	return 0;
 }
 
-static cJSON *container_body(struct ledger *l, const char *image, const char *net, const char *pw,
-			     const char *port)
+static int free_ports(const struct shared_row *r, char out[][16], struct te_err *err)
+{
+	int fds[MAX_PORTS] = {-1, -1}, rc = 0;
+
+	for (size_t i = 0; r->ports[i] && rc == 0; i++)
+		rc = free_port(out[i], sizeof(out[i]), &fds[i], err);
+	for (size_t i = 0; i < MAX_PORTS; i++)
+		if (fds[i] >= 0)
+			close(fds[i]);
+	return rc;
+}
+
+static void add_env(cJSON *env, const char *var, const char *value)
+{
+	te_autofree char *line = var ? xasprintf("%s=%s", var, value) : NULL;
+
+	if (line)
+		cJSON_AddItemToArray(env, cJSON_CreateString(line));
+}
+
+/* Every port of R published on 127.0.0.1 at the fixed HOST[i]. */
+static void add_ports(cJSON *b, cJSON *hc, const struct shared_row *r, char host[][16])
+{
+	cJSON *exp = cJSON_AddObjectToObject(b, "ExposedPorts");
+	cJSON *pbs = cJSON_AddObjectToObject(hc, "PortBindings");
+
+	for (size_t i = 0; r->ports[i]; i++) {
+		te_autofree char *key = xasprintf("%s/tcp", r->ports[i]);
+		cJSON *bind = cJSON_CreateObject();
+
+		cJSON_AddObjectToObject(exp, key);
+		cJSON_AddStringToObject(bind, "HostIp", "127.0.0.1");
+		cJSON_AddStringToObject(bind, "HostPort", host[i]);
+		cJSON_AddItemToArray(cJSON_AddArrayToObject(pbs, key), bind);
+	}
+}
+
+static cJSON *container_body(struct ledger *l, const struct shared_row *r, const char *image, const char *net,
+			     const char *pw, char host[][16])
 {
 	cJSON *b = cJSON_CreateObject();
 	cJSON *env = cJSON_AddArrayToObject(b, "Env");
 	cJSON *hc = cJSON_AddObjectToObject(b, "HostConfig");
-	cJSON *pb = cJSON_AddArrayToObject(cJSON_AddObjectToObject(hc, "PortBindings"), "5432/tcp");
-	cJSON *bind = cJSON_CreateObject();
-	te_autofree char *pwenv = xasprintf("POSTGRES_PASSWORD=%s", pw);
+	cJSON *sys = cJSON_AddObjectToObject(hc, "Sysctls");
 
 	cJSON_AddStringToObject(b, "Image", image);
-	cJSON_AddItemToArray(env, cJSON_CreateString(pwenv));
-	cJSON_AddItemToObject(b, "Labels", labels(l, "postgres"));
-	cJSON_AddObjectToObject(cJSON_AddObjectToObject(b, "ExposedPorts"), "5432/tcp");
-	cJSON_AddStringToObject(bind, "HostIp", "127.0.0.1");
-	cJSON_AddStringToObject(bind, "HostPort", port);
-	cJSON_AddItemToArray(pb, bind);
+	add_env(env, r->user_env, r->user);
+	add_env(env, r->pw_env, pw);
+	cJSON_AddItemToObject(b, "Labels", labels(l, r->driver));
+	add_ports(b, hc, r, host);
 	cJSON_AddStringToObject(hc, "NetworkMode", net);
+	/* A new network namespace starts with the host's forwarding
+	 * settings: never route between the task networks it joins. */
+	cJSON_AddStringToObject(sys, "net.ipv4.ip_forward", "0");
+	cJSON_AddStringToObject(sys, "net.ipv6.conf.all.forwarding", "0");
 	return b;
 }
 
@@ -130,10 +223,10 @@ static int inspect_settled(struct engine *e, const char *name, cJSON **obj, stru
 }
 
 /* Create (or find, when a concurrent `up` won the race) and start it. */
-static int ensure_container(struct engine *e, struct ledger *l, const char *image, const char *pw,
-			    cJSON **obj, struct te_err *err)
+static int ensure_container(struct engine *e, struct ledger *l, const struct shared_row *r, const char *image,
+			    const char *pw, cJSON **obj, struct te_err *err)
 {
-	te_autofree char *name = container_name(l);
+	te_autofree char *name = container_name(l, r);
 	/* Docker keeps a container's published ports on the endpoint of the
 	 * network whose name sorts first; when a task network that sorts
 	 * earlier is connected, it moves them, and the proxy drops every open
@@ -142,15 +235,16 @@ static int ensure_container(struct engine *e, struct ledger *l, const char *imag
 	te_autofree char *net = xasprintf("0--taskenv-shared-%.8s", state_ledger_id(l));
 	te_autofree char *id = NULL;
 	te_autojson cJSON *body = NULL;
-	char port[16];
+	char ports[MAX_PORTS][16];
 
 	if (engine_container_inspect(e, name, obj, err) < 0) {
 		if (err->code != TE_E_NOTFOUND || ensure_network(e, l, net, err) < 0 ||
-		    free_port(port, sizeof(port), err) < 0)
+		    free_ports(r, ports, err) < 0)
 			return -1;
-		body = container_body(l, image, net, pw, port);
+		body = container_body(l, r, image, net, pw, ports);
 		if (engine_container_create(e, name, body, &id, err) < 0 && err->code != TE_E_CONFLICT)
-			return te_err_prefix(err, "shared postgres container '%s' (image %s): ", name, image);
+			return te_err_prefix(err, "shared %s container '%s' (image %s): ", r->driver, name,
+					     image);
 		if (inspect_settled(e, name, obj, err) < 0)
 			return -1;
 	}
@@ -164,12 +258,15 @@ static int ensure_container(struct engine *e, struct ledger *l, const char *imag
 	return engine_container_inspect(e, name, obj, err);
 }
 
-static const char *host_port(const cJSON *obj)
+/* Where container PORT is published (fixed in PortBindings), or NULL. */
+static const char *host_port(const cJSON *obj, const char *port)
 {
 	const cJSON *ports = cJSON_GetObjectItem(cJSON_GetObjectItem(obj, "HostConfig"), "PortBindings");
-	const cJSON *b = cJSON_GetArrayItem(cJSON_GetObjectItem(ports, "5432/tcp"), 0);
+	te_autofree char *key = xasprintf("%s/tcp", port);
+	const cJSON *b = cJSON_GetArrayItem(cJSON_GetObjectItem(ports, key), 0);
+	const char *v = cJSON_GetStringValue(cJSON_GetObjectItem(b, "HostPort"));
 
-	return cJSON_GetStringValue(cJSON_GetObjectItem(b, "HostPort"));
+	return v && *v ? v : NULL;
 }
 
 /* Concurrent `up`s of one ledger would race to create the network (the
@@ -185,34 +282,67 @@ static int lock_shared(struct ledger *l, int *fd, struct te_err *err)
 	return 0;
 }
 
-int svc_shared_postgres(struct engine *e, struct ledger *l, const char *image, struct svc_shared *out,
-			struct te_err *err)
+/* The admin password of R: fixed, or kept in the ledger's "_shared" secrets. */
+static char *admin_password(struct ledger *l, const struct shared_row *r, struct te_err *err)
 {
-	te_autofree char *fresh = drv_random_password(err);
+	te_autofree char *fresh = NULL;
+	char *pw = NULL;
+
+	if (!r->secret)
+		return xstrdup(r->fixed_pw);
+	fresh = drv_random_password(err);
+	if (!fresh || state_secret_get_or_put(l, SHARED_TASK, r->secret, fresh, &pw, err) < 0)
+		return NULL;
+	return pw;
+}
+
+static int fill(const struct shared_row *r, const cJSON *obj, const char *pw, struct svc_shared *out,
+		struct te_err *err)
+{
+	const char *admin = host_port(obj, r->admin_port);
+	const char *client = host_port(obj, r->ports[0]);
+
+	if (!admin || !client)
+		return te_err_set(err, TE_E_ENGINE, "shared %s container: a port of it is not published",
+				  r->driver);
+	out->container = xstrdup(cJSON_GetStringValue(cJSON_GetObjectItem(obj, "Id")));
+	out->admin_url = xasprintf("%s://%s:%s@127.0.0.1:%s%s", r->scheme, r->user, pw, admin, r->path);
+	out->port = r->ports[0];
+	out->client_port = xstrdup(client);
+	out->amqp_port = r->amqp ? out->client_port : NULL;
+	return 0;
+}
+
+int svc_shared_start(struct engine *e, struct ledger *l, const char *driver, const char *image,
+		     struct svc_shared *out, struct te_err *err)
+{
+	int slot = svc_shared_slot(driver);
+	const struct shared_row *r = slot >= 0 ? &rows[slot] : NULL;
 	te_autofree char *pw = NULL;
 	te_autojson cJSON *obj = NULL;
-	const char *port;
 	int fd = -1, rc;
 
-	if (!fresh || state_secret_get_or_put(l, SHARED_TASK, "postgres-admin", fresh, &pw, err) < 0)
+	if (!r)
+		return te_err_set(err, TE_E_USAGE, "driver '%s' has no shared server container", driver);
+	pw = admin_password(l, r, err);
+	if (!pw || lock_shared(l, &fd, err) < 0) {
+		if (fd >= 0)
+			close(fd);
 		return -1;
-	if (lock_shared(l, &fd, err) < 0)
-		goto fail;
-	rc = ensure_container(e, l, image ? image : SVC_SHARED_PG_IMAGE, pw, &obj, err);
+	}
+	rc = ensure_container(e, l, r, image ? image : r->image, pw, &obj, err);
 	close(fd);
-	if (rc < 0)
+	if (rc < 0 || fill(r, obj, pw, out, err) < 0)
 		return -1;
-	port = host_port(obj);
-	if (!port || !*port)
-		return te_err_set(err, TE_E_ENGINE,
-				  "shared postgres container: no published port for 5432/tcp");
-	out->container = xstrdup(cJSON_GetStringValue(cJSON_GetObjectItem(obj, "Id")));
-	out->admin_url = xasprintf("postgresql://postgres:%s@127.0.0.1:%s/postgres", pw, port);
-	return drv_find("postgres")->ready(out->admin_url, READY_TIMEOUT_S, err);
-fail:
-	if (fd >= 0)
-		close(fd);
-	return -1;
+	out->driver = r->driver;
+	return 0;
+}
+
+int svc_shared_ready(const struct svc_shared *s, struct te_err *err)
+{
+	const struct drv_ops *ops = drv_find(s->driver);
+
+	return ops && ops->ready ? ops->ready(s->admin_url, READY_TIMEOUT_S, err) : 0;
 }
 
 static bool attached(struct engine *e, const char *container, const char *network)
@@ -241,13 +371,12 @@ int svc_shared_attach(struct engine *e, const char *container, const char *netwo
 	for (size_t i = 0; aliases && aliases[i]; i++)
 		cJSON_AddItemToArray(al, cJSON_CreateString(aliases[i]));
 	if (engine_call(e, "POST", path, body, NULL, NULL, err) < 0)
-		return te_err_prefix(err, "attach the shared postgres container to network '%s': ", network);
+		return te_err_prefix(err, "attach the shared server container to network '%s': ", network);
 	return 0;
 }
 
-int svc_shared_detach(struct engine *e, struct ledger *l, const char *network, struct te_err *err)
+static int detach_one(struct engine *e, const char *name, const char *network, struct te_err *err)
 {
-	te_autofree char *name = container_name(l);
 	te_autojson cJSON *body = cJSON_CreateObject();
 	te_autofree char *en = engine_escape(e, network);
 	te_autofree char *path = xasprintf("/networks/%s/disconnect", en);
@@ -257,4 +386,15 @@ int svc_shared_detach(struct engine *e, struct ledger *l, const char *network, s
 	cJSON_AddStringToObject(body, "Container", name);
 	cJSON_AddBoolToObject(body, "Force", true);
 	return engine_call(e, "POST", path, body, NULL, NULL, err);
+}
+
+int svc_shared_detach(struct engine *e, struct ledger *l, const char *network, struct te_err *err)
+{
+	for (size_t i = 0; i < SVC_SHARED_MAX; i++) {
+		te_autofree char *name = container_name(l, &rows[i]);
+
+		if (detach_one(e, name, network, err) < 0)
+			return -1;
+	}
+	return 0;
 }

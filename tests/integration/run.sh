@@ -47,7 +47,7 @@ export SOCK DOCKER_HOST="unix://$SOCK"
 # the bottom, and engines started side by side never share a block.
 TASKENV_SUBNET_POOL="10.$(cat "$WORK/engine/netblock").128.0/17"
 export TASKENV_SUBNET_POOL
-"$TE_ROOT/scripts/images.sh" "$SOCK" >&2 || skip_or_fail "could not build the test images"
+"$TE_ROOT/scripts/images.sh" "$SOCK" all >&2 || skip_or_fail "could not build the test images"
 
 # TE_EXTRA_TESTS: a directory of more t_*.sh (tests/soak), outside the default suite.
 for f in "$HERE"/t_*.sh ${TE_EXTRA_TESTS:+"$TE_EXTRA_TESTS"/t_*.sh}; do

@@ -363,15 +363,28 @@ YAML
 	assert_eq "$(s3_traces s3-f)" "0"
 }
 
-# examples/task-services, no server: given: the shared Postgres container
-# (one per ledger and engine, owned by no task). Two tasks provision at once; each task's app
+# A postgres resource with no server: given: the shared Postgres container
+# (one per ledger and engine, owned by no task); Postgres only, so that no
+# other shared container is started (t_reach.sh runs examples/task-services
+# with all three). Two tasks provision at once; each task's app
 # container reaches its own schema as "db:5432" through the injected
 # DATABASE_URL, and the host reaches it through `taskenv env`; down
 # detaches the shared container from the task's network and drops the
 # task's objects; the shared container stays (removed here by the test).
 test_shared_postgres_two_tasks() {
 	local dir ua ub name pw port out
-	dir=$(copy_example task-services)
+	dir=$(mktemp -d "$WORK/proj.XXXX")
+	cat >"$dir/compose.yaml" <<'YAML'
+x-taskenv:
+  resources:
+    db: {driver: postgres, isolation: schema}
+services:
+  app:
+    image: taskenv-example/postgres:15
+    entrypoint: ["sleep", "infinity"]
+    x-taskenv:
+      env: {DATABASE_URL: db.url}
+YAML
 	(cd "$dir" && te up -t shr-a >"$WORK/shr-a.log" 2>&1) & local ja=$!
 	(cd "$dir" && te up -t shr-b >"$WORK/shr-b.log" 2>&1) & local jb=$!
 	wait $ja || { cat "$WORK/shr-a.log" >&2; fail "up shr-a"; }

@@ -56,6 +56,30 @@ static struct svc_project *load(const char *path, struct te_err *err)
 	return svc_load(files, err);
 }
 
+/* No server: the ledger's shared server container, for every driver. */
+static void test_resources_shared(void **state)
+{
+	te_autofree char *path =
+	    write_file("x-taskenv:\n"
+		       "  resources:\n"
+		       "    db: {driver: postgres}\n"
+		       "    jobs: {driver: rabbitmq}\n"
+		       "    uploads: {driver: s3, buckets: [a]}\n"
+		       "    mq: {driver: rabbitmq, server: \"http://a:b@h:1\", amqp_port: \"5673\"}\n"
+		       "services:\n"
+		       "  app: {image: x}\n");
+	struct te_err err = {0};
+	struct svc_project *p = load(path, &err);
+
+	assert_non_null(p);
+	assert_int_equal(p->n_resources, 4);
+	assert_null(svc_project_resource(p, "jobs")->server);
+	assert_null(svc_project_resource(p, "uploads")->server);
+	assert_null(svc_project_resource(p, "jobs")->amqp_port);
+	assert_string_equal(svc_project_resource(p, "mq")->amqp_port, "5673");
+	svc_project_free(p);
+}
+
 static void test_resources_good(void **state)
 {
 	te_autofree char *path = write_file(
@@ -106,9 +130,12 @@ static const struct err_case err_cases[] = {
      "3:5: x-taskenv.resources.db: unknown driver 'mysql' (this build has: postgres, rabbitmq, s3)"},
     {"    db: {server: u}\n", NULL,
      "3:5: x-taskenv.resources.db: no driver (one of: postgres, rabbitmq, s3)"},
-    {"    q: {driver: rabbitmq}\n", NULL,
-     "3:5: x-taskenv.resources.q: no server: give the admin URL, e.g. server: ${RMQ_ADMIN_URL} (the shared "
-     "server container is implemented for postgres only)"},
+    {"    q: {driver: rabbitmq, amqp_port: \"5672\"}\n", NULL,
+     "3:5: x-taskenv.resources.q: amqp_port goes with server: (the shared server sets its own)"},
+    {"    q: {driver: rabbitmq, server: u, amqp_port: \"70000\"}\n", NULL,
+     "3:5: x-taskenv.resources.q: amqp_port must be a port number (1-65535), not '70000'"},
+    {"    q: {driver: s3, server: u, buckets: [a], amqp_port: \"1\"}\n", NULL,
+     "3:5: x-taskenv.resources.q: amqp_port is for the rabbitmq driver"},
     {"    db: {driver: postgres, server: \"${NOPE_UNSET}\"}\n", NULL,
      "3:5: x-taskenv.resources.db: server is empty: is the variable it names set?"},
     {"    db: {driver: postgres, server: u, isolation: table}\n", NULL,
@@ -117,7 +144,7 @@ static const struct err_case err_cases[] = {
      "3:5: x-taskenv.resources.db: template needs isolation: database"},
     {"    db: {driver: postgres, server: u, sever: x}\n", NULL,
      "3:39: x-taskenv.resources.db: unknown key 'sever' (known: driver, server, isolation, template, "
-     "container_host, image, buckets)"},
+     "container_host, image, amqp_port, buckets)"},
     {"    Db: {driver: postgres, server: u}\n", NULL,
      "3:5: invalid resource key 'Db': must match [a-z][a-z0-9_]{0,29}"},
     {"    up: {driver: s3, server: u}\n", NULL,
@@ -202,6 +229,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_resources_good),
+	    cmocka_unit_test(test_resources_shared),
 	    cmocka_unit_test(test_resources_errors),
 	    cmocka_unit_test(test_object_names),
 	    cmocka_unit_test(test_admin_url),

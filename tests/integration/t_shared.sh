@@ -1,0 +1,169 @@
+# Shared server containers for every driver (services/shared.h): resources
+# without server: run on one container per driver and ledger, started by
+# taskenv from taskenv-example/{postgres:15,rabbitmq:3,s3rver:3}.
+# shellcheck shell=bash
+
+# The published host port of container port PORT of shared container NAME.
+shared_port() {
+	api GET "/containers/$1/json" | jq -r --arg p "$2/tcp" '.HostConfig.PortBindings[$p][0].HostPort'
+}
+
+# A value of `taskenv env -t TASK` (KEY without TASKENV_).
+shared_env() { te env -t "$1" | sed -n "s/^TASKENV_$2=//p"; }
+
+# S3 request signed with the task's (s3rver: everyone's) keys: curl ARGS.
+shared_s3() {
+	local ak=$1 sk=$2
+	shift 2
+	curl -sS --aws-sigv4 "aws:amz:us-east-1:s3" --user "$ak:$sk" -H "x-amz-content-sha256: UNSIGNED-PAYLOAD" "$@"
+}
+
+# Two tasks up at once with postgres, rabbitmq and s3 resources and no
+# server: one shared container per driver; each task reaches its own vhost
+# (AMQP at the published port) and bucket from the host through `taskenv
+# env`, not the other task's vhost; its app container gets the
+# container-side values and reaches "<key>:<port>"; the shared containers
+# do not forward between networks; down -v leaves no role, vhost, user or
+# bucket, and the shared containers survive it.
+test_shared_rmq_s3_two_tasks() {
+	local dir t0 rmq s3 pg id8 mport aport s3port ua ub ep ak sk ba bb out pw f
+	dir=$(mktemp -d "$WORK/proj.XXXX")
+	cat >"$dir/compose.yaml" <<'YAML'
+x-taskenv:
+  resources:
+    db: {driver: postgres}
+    jobs: {driver: rabbitmq}
+    uploads: {driver: s3, buckets: [files]}
+services:
+  app:
+    image: taskenv-test/busybox:1
+    command: ["sleep", "3600"]
+    x-taskenv:
+      env: {AMQP_URL: jobs.url, S3_ENDPOINT: uploads.endpoint, BUCKET: uploads.bucket_files, DATABASE_URL: db.url}
+YAML
+	t0=$SECONDS
+	(cd "$dir" && te up -t sha >"$WORK/sha.log" 2>&1) & local ja=$!
+	(cd "$dir" && te up -t shb >"$WORK/shb.log" 2>&1) & local jb=$!
+	wait $ja || { cat "$WORK/sha.log" >&2; fail "up sha"; }
+	wait $jb || { cat "$WORK/shb.log" >&2; fail "up shb"; }
+	log "    two ups with three shared servers: $((SECONDS - t0)) s"
+	rmq=$(engine_names containers io.taskenv.shared=rabbitmq)
+	s3=$(engine_names containers io.taskenv.shared=s3)
+	pg=$(engine_names containers io.taskenv.shared=postgres)
+	assert_eq "$(wc -l <<<"$rmq")$(wc -l <<<"$s3")$(wc -l <<<"$pg")" "111" "(one shared container per driver)"
+	id8=${rmq#taskenv-shared-rabbitmq-}
+	assert_eq "$s3" "taskenv-shared-s3-$id8"
+	assert_eq "$pg" "taskenv-shared-postgres-$id8"
+
+	# Host side: AMQP at the published 5672, each user in its own vhost only.
+	aport=$(shared_port "$rmq" 5672)
+	mport=$(shared_port "$rmq" 15672)
+	ua=$(shared_env sha JOBS_URL)
+	ub=$(shared_env shb JOBS_URL)
+	assert_contains "$ua" "@127.0.0.1:$aport/te_sha_jobs"
+	assert_contains "$ub" "@127.0.0.1:$aport/te_shb_jobs"
+	amqp-declare-queue --url="$ua" -q work >/dev/null || fail "A cannot use its own vhost"
+	amqp-declare-queue --url="$ub" -q work >/dev/null || fail "B cannot use its own vhost"
+	! amqp-declare-queue --url="${ua%/*}/te_shb_jobs" -q work >/dev/null 2>&1 || fail "A opened B's vhost"
+	# The task users have no management tag: the API refuses them altogether.
+	assert_eq "$(curl -s -o /dev/null -w '%{http_code}' -u "te_sha_jobs:$(shared_env sha JOBS_PASSWORD)" \
+		"http://127.0.0.1:$mport/api/vhosts/te_sha_jobs")" "401"
+
+	# Host side S3: the published 4568, own bucket PUT/GET; names differ per task.
+	s3port=$(shared_port "$s3" 4568)
+	ep=$(shared_env sha UPLOADS_ENDPOINT)
+	ak=$(shared_env sha UPLOADS_ACCESS_KEY)
+	sk=$(shared_env sha UPLOADS_SECRET_KEY)
+	ba=$(shared_env sha UPLOADS_BUCKET_FILES)
+	bb=$(shared_env shb UPLOADS_BUCKET_FILES)
+	assert_eq "$ep" "http://127.0.0.1:$s3port"
+	if [ -z "$ba" ] || [ "$ba" = "$bb" ]; then fail "bucket names '$ba' '$bb'"; fi
+	echo hello >"$WORK/sh-obj"
+	assert_eq "$(shared_s3 "$ak" "$sk" -o /dev/null -w '%{http_code}' -T "$WORK/sh-obj" "$ep/$ba/k")" "200"
+	assert_eq "$(shared_s3 "$ak" "$sk" "$ep/$ba/k")" "hello"
+
+	# Container side: injected "<key>:<container port>", reachable.
+	out=$(docker -H "unix://$SOCK" exec sha-app-1 sh -c 'echo "$AMQP_URL $S3_ENDPOINT $DATABASE_URL"
+		for hp in jobs:5672 uploads:4568 db:5432; do
+			nc -w 3 "${hp%:*}" "${hp#*:}" -e /bin/true && echo "$hp=ok"
+		done')
+	assert_contains "$out" "@jobs:5672/te_sha_jobs"
+	assert_contains "$out" "http://uploads:4568"
+	assert_contains "$out" "@db:5432/"
+	assert_contains "$out" "jobs:5672=ok"
+	assert_contains "$out" "uploads:4568=ok"
+	assert_contains "$out" "db:5432=ok"
+
+	# The shared containers are on both tasks' networks and do not route.
+	log "    ip_forward: host $(cat /proc/sys/net/ipv4/ip_forward), task container" \
+		"$(docker -H "unix://$SOCK" exec sha-app-1 cat /proc/sys/net/ipv4/ip_forward)"
+	for f in "$rmq" "$s3" "$pg"; do
+		assert_eq "$(docker -H "unix://$SOCK" exec "$f" cat /proc/sys/net/ipv4/ip_forward \
+			/proc/sys/net/ipv6/conf/all/forwarding | tr -d '\n')" "00" "($f forwarding)"
+	done
+
+	# The same RabbitMQ by server: URL: the AMQP port it reports (5672,
+	# inside its container) is wrong on the host; amqp_port: fixes it.
+	pw=$(jq -r '."rabbitmq-admin"' "$TASKENV_STATE.secrets/_shared.json")
+	mkdir "$dir/url"
+	cat >"$dir/url/compose.yaml" <<YAML
+x-taskenv:
+  resources:
+    mq: {driver: rabbitmq, server: "\${SH_RMQ}", amqp_port: "$aport"}
+    mq2: {driver: rabbitmq, server: "\${SH_RMQ}"}
+services:
+  app: {image: taskenv-test/busybox:1, command: ["sleep", "3600"]}
+YAML
+	(cd "$dir/url" && SH_RMQ="http://taskenv_admin:$pw@127.0.0.1:$mport" te up -t shc >/dev/null 2>&1) || fail "up shc"
+	assert_contains "$(shared_env shc MQ_URL)" "@127.0.0.1:$aport/te_shc_mq"
+	assert_eq "$(shared_env shc MQ2_PORT)" "5672"
+	amqp-declare-queue --url="$(shared_env shc MQ_URL)" -q work >/dev/null || fail "amqp_port URL does not work"
+	te down -t shc --timeout 1 >/dev/null
+
+	te down -t sha -v --timeout 1 >/dev/null
+	te down -t shb -v --timeout 1 >/dev/null
+	assert_eq "$(count_task_objects sha)$(count_task_objects shb)$(count_task_objects shc)" "000"
+	# Nothing of any task is left on the servers.
+	assert_eq "$(curl -fsS -u "taskenv_admin:$pw" "http://127.0.0.1:$mport/api/vhosts" "http://127.0.0.1:$mport/api/users" |
+		jq -s '[.[][] | select(.name | startswith("te_sh"))] | length')" "0"
+	assert_eq "$(shared_s3 S3RVER S3RVER -f "http://127.0.0.1:$s3port/" | grep -o '<Name>te-sh' | wc -l)" "0"
+	pw=$(jq -r '."postgres-admin"' "$TASKENV_STATE.secrets/_shared.json")
+	assert_eq "$(PGPASSWORD=$pw psql -X -At -h 127.0.0.1 -p "$(shared_port "$pg" 5432)" -U postgres -d postgres \
+		-c "select count(*) from pg_roles where rolname like 'te_sh%'")" "0"
+	# The shared containers survive down, on their own network only.
+	for f in "$rmq" "$s3" "$pg"; do
+		assert_eq "$(api GET "/containers/$f/json" | jq -r '.State.Running, (.NetworkSettings.Networks | keys | join(","))' | tr '\n' ' ')" \
+			"true 0--taskenv-shared-$id8 " "($f after down)"
+	done
+	for f in "$rmq" "$s3" "$pg"; do
+		api DELETE "/containers/$(api GET "/containers/$f/json" | jq -r .Id)?force=1&v=1" >/dev/null
+	done
+	api DELETE "/networks/$(api GET "/networks/0--taskenv-shared-$id8" | jq -r .Id)" >/dev/null
+	assert_eq "$(engine_names containers io.taskenv.shared | grep -c .)" "0"
+}
+
+# A shared server whose image is missing: `up` fails naming the resource,
+# the driver and the image, and leaves no task, no task object and no
+# shared container behind.
+test_shared_image_missing() {
+	local dir out rc=0 net
+	dir=$(mktemp -d "$WORK/proj.XXXX")
+	cat >"$dir/compose.yaml" <<'YAML'
+x-taskenv:
+  resources:
+    jobs: {driver: rabbitmq, image: "taskenv-test/no-such-rabbitmq:1"}
+services:
+  app: {image: taskenv-test/busybox:1, command: ["sleep", "3600"]}
+YAML
+	out=$(cd "$dir" && te up -t shm 2>&1) || rc=$?
+	[ "$rc" -ne 0 ] || fail "up succeeded without the image"
+	assert_contains "$out" "resource 'jobs' (driver rabbitmq, shared server)"
+	assert_contains "$out" "taskenv-test/no-such-rabbitmq:1"
+	assert_eq "$(count_task_objects shm)" "0"
+	assert_eq "$(te ps --json | jq '[.[] | select(.task == "shm")] | length')" "0"
+	assert_eq "$(engine_names containers io.taskenv.shared=rabbitmq | grep -c .)" "0"
+	# The shared network may have been made for it: ours to remove, by id.
+	for net in $(engine_names networks io.taskenv.shared); do
+		api DELETE "/networks/$(api GET "/networks/$net" | jq -r .Id)" >/dev/null
+	done
+}
