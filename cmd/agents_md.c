@@ -2,6 +2,7 @@
  * AGENTS.md, filled with what taskenv on this machine actually provides,
  * so an agent's instructions match the room it gets. */
 #include "cmd/cmd.h"
+#include "drivers/driver.h"
 #include "engine/engine.h"
 #include "services/settings.h"
 #include "state/ledger.h"
@@ -49,8 +50,11 @@ static void print_facts(const struct svc_settings *s, const char *ledger)
 	printf("- **Ledger**: `%s` records every object before it is created; `taskenv down -t "
 	       "<task> --volumes` removes exactly what the task owns and nothing else.\n",
 	       ledger);
-	printf("- **Drivers** (task-scoped databases, queues, buckets on shared servers): none "
-	       "available in this version; services come from the Compose file only.\n");
+	printf("- **Drivers** (`x-taskenv.resources` in the Compose file): %s. Each gives the task "
+	       "its own Postgres schema or database, RabbitMQ vhost or S3 buckets, with credentials "
+	       "that reach nothing else; read them with `taskenv env -t <task>` "
+	       "(`TASKENV_<KEY>_URL`, ...), never use the server's admin credentials.\n",
+	       drv_names());
 	printf("- **Limits** per container: cpus %s, memory %s, pids %s.\n", or_unset(s, "limits.cpus"),
 	       or_unset(s, "limits.memory"), or_unset(s, "limits.pids"));
 }

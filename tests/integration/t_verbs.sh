@@ -317,6 +317,7 @@ test_agents_md() {
 	assert_contains "$out" "20000-29999"
 	assert_contains "$out" "$TASKENV_STATE"
 	assert_contains "$out" "If the required boundary is unavailable, stop and report"
+	assert_contains "$out" 'in the Compose file): postgres, rabbitmq, s3. Each gives the task'
 	out=$(DOCKER_HOST=unix:///nonexistent.sock te agents-md)
 	assert_contains "$out" "NOT reachable"
 }
