@@ -228,10 +228,8 @@ static void test_admin_url(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_resources_good),
-	    cmocka_unit_test(test_resources_shared),
-	    cmocka_unit_test(test_resources_errors),
-	    cmocka_unit_test(test_object_names),
+	    cmocka_unit_test(test_resources_good),   cmocka_unit_test(test_resources_shared),
+	    cmocka_unit_test(test_resources_errors), cmocka_unit_test(test_object_names),
 	    cmocka_unit_test(test_admin_url),
 	};
 
