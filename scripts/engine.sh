@@ -439,9 +439,12 @@ te__bridges_remove() {
 		fi
 		te__iptables_forget "[ ]$br( |$)"
 	done
-	# The block is this engine's alone, so any rule naming it is a leftover of this engine.
+	# The block is this engine's alone, so any rule naming it is a leftover of this engine;
+	# so is any rule naming a bridge taskenv called "te-<subnet as hex>" in it: netavark 1.4
+	# keeps a network's NETAVARK_ISOLATION_1/2 rules after the network is removed.
 	if [[ $n =~ ^[0-9]+$ ]]; then
 		te__iptables_forget "[ ]10\.$n\.[0-9]+\.[0-9]+(/[0-9]+)?( |:|$)"
+		te__iptables_forget "[ ]te-0a$(printf '%02x' "$n")[0-9a-f]{4}( |$)"
 	fi
 }
 
