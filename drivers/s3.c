@@ -212,6 +212,10 @@ static cJSON *s3_describe(const char *detail, const char *password, const char *
 		if (port)
 			curl_url_set(u, CURLUPART_PORT, port, 0);
 		curl_url_get(u, CURLUPART_URL, &url, 0);
+		/* curl adds the root path "/"; clients join "$ENDPOINT/bucket/key",
+		 * and s3rver answers 404 to "//bucket". Same form as the host side. */
+		if (url && *url && url[strlen(url) - 1] == '/' && ep[strlen(ep) - 1] != '/')
+			url[strlen(url) - 1] = '\0';
 		cJSON_AddStringToObject(o, "endpoint", url ? url : ep);
 		curl_free(url);
 		curl_url_cleanup(u);

@@ -21,11 +21,31 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* What `env:` may name after "<key>.": the fields drivers describe. */
-static const char *const inject_fields[] = {
-    "url",   "host",	 "port",   "user",	 "password",   "database",    "schema",
-    "vhost", "endpoint", "region", "access_key", "secret_key", "credentials",
+/* What `env:` may name after "<key>.": the fields each driver describes
+ * (s3 also bucket_<name> for each of its buckets). */
+static const struct {
+	const char *driver;
+	const char *fields[8];
+	const char *list; /* for messages */
+} inject_fields[] = {
+    {"postgres",
+     {"url", "host", "port", "user", "password", "database", "schema", NULL},
+     "url, host, port, user, password, database, schema"},
+    {"rabbitmq",
+     {"url", "host", "port", "user", "password", "vhost", NULL},
+     "url, host, port, user, password, vhost"},
+    {"s3",
+     {"endpoint", "region", "access_key", "secret_key", "credentials", NULL},
+     "endpoint, region, access_key, secret_key, credentials, bucket_<name> for each of its buckets"},
 };
+
+static bool has_string(char *const *v, const char *x)
+{
+	for (size_t i = 0; v && v[i]; i++)
+		if (strcmp(v[i], x) == 0)
+			return true;
+	return false;
+}
 
 static bool valid_resource_key(const char *k)
 {
@@ -117,6 +137,9 @@ static int res_check(struct loader *l, struct svc_resource *r, yaml_node_t *at, 
 	if (strcmp(r->driver, "s3") == 0 && (!r->buckets || !r->buckets[0]))
 		return svc_ld_err(l, at, "%s: the s3 driver needs buckets: [name, ...]", path);
 	for (size_t i = 0; r->buckets && r->buckets[i]; i++)
+		if (has_string(r->buckets + i + 1, r->buckets[i]))
+			return svc_ld_err(l, at, "%s: bucket '%s' is listed twice", path, r->buckets[i]);
+	for (size_t i = 0; r->buckets && r->buckets[i]; i++)
 		if (!valid_resource_key(r->buckets[i]))
 			return svc_ld_err(l, at,
 					  "%s: invalid bucket name '%s': must match [a-z][a-z0-9_]{0,29}",
@@ -169,27 +192,37 @@ int svc_ld_taskenv(struct loader *l, yaml_node_t *n)
 	return 0;
 }
 
-/* "<resource key>.<field>" naming a declared resource and a known field. */
+/* FIELD is one the resource's driver describes (checked here, not at `up`,
+ * so `check` and `config` catch it and a failing `up` creates nothing). */
+static bool known_field(const struct svc_resource *r, const char *field, const char **list)
+{
+	for (size_t i = 0; i < sizeof(inject_fields) / sizeof(inject_fields[0]); i++) {
+		if (strcmp(r->driver, inject_fields[i].driver) != 0)
+			continue;
+		*list = inject_fields[i].list;
+		if (has_string((char *const *)inject_fields[i].fields, field))
+			return true;
+	}
+	return strcmp(r->driver, "s3") == 0 && strncmp(field, "bucket_", 7) == 0 &&
+	       has_string(r->buckets, field + 7);
+}
+
+/* "<resource key>.<field>" naming a declared resource and a field of its driver. */
 static int check_ref(struct loader *l, yaml_node_t *at, const char *path, const char *ref)
 {
 	const char *dot = strchr(ref, '.');
 	te_autofree char *key = dot ? xstrndup(ref, (size_t)(dot - ref)) : NULL;
+	const struct svc_resource *r = key ? svc_project_resource(svc_ld_project(l), key) : NULL;
+	const char *list = "";
 
 	if (!dot)
 		return svc_ld_err(l, at, "%s: '%s' is not <resource>.<field>", path, ref);
-	if (!svc_project_resource(svc_ld_project(l), key))
+	if (!r)
 		return svc_ld_err(l, at, "%s: no resource '%s' under x-taskenv.resources", path, key);
-	for (size_t i = 0; i < sizeof(inject_fields) / sizeof(inject_fields[0]); i++)
-		if (strcmp(dot + 1, inject_fields[i]) == 0)
-			return 0;
-	if (strncmp(dot + 1, "bucket_", 7) == 0)
+	if (known_field(r, dot + 1, &list))
 		return 0;
-	return svc_ld_err(
-	    l, at,
-	    "%s: unknown field '%s' (postgres: url, host, port, user, password, database, schema; "
-	    "rabbitmq: url, host, port, user, password, vhost; s3: endpoint, region, access_key, "
-	    "secret_key, credentials, bucket_<name>)",
-	    path, dot + 1);
+	return svc_ld_err(l, at, "%s: resource '%s' (driver %s) has no field '%s' (it has: %s)", path, key,
+			  r->driver, dot + 1, list);
 }
 
 static int load_inject(struct loader *l, struct svc_service *s, yaml_node_t *n, const char *path)

@@ -313,6 +313,28 @@ static int fill(const struct shared_row *r, const cJSON *obj, const char *pw, st
 	return 0;
 }
 
+/* An `image:` the resource asks for must be what the running shared
+ * container was made from: one container serves every task of the ledger,
+ * and silently serving another image would hide the request. Podman may
+ * report a short name with its "localhost/" or registry prefix. */
+static int same_image(const struct shared_row *r, const cJSON *obj, const char *image, struct te_err *err)
+{
+	const char *have =
+	    cJSON_GetStringValue(cJSON_GetObjectItem(cJSON_GetObjectItem(obj, "Config"), "Image"));
+	const char *name = cJSON_GetStringValue(cJSON_GetObjectItem(obj, "Name"));
+	size_t hn = have ? strlen(have) : 0, in = image ? strlen(image) : 0;
+
+	if (!image || !have || strcmp(have, image) == 0 ||
+	    (hn > in && have[hn - in - 1] == '/' && strcmp(have + hn - in, image) == 0))
+		return 0;
+	if (name && *name == '/')
+		name++;
+	return te_err_set(err, TE_E_CONFLICT,
+			  "the shared %s container '%s' runs image %s, not %s: one container serves every "
+			  "task of this ledger; remove it (docker rm -f %s) or drop image:",
+			  r->driver, name ? name : "?", have, image, name ? name : "?");
+}
+
 int svc_shared_start(struct engine *e, struct ledger *l, const char *driver, const char *image,
 		     struct svc_shared *out, struct te_err *err)
 {
@@ -332,7 +354,7 @@ int svc_shared_start(struct engine *e, struct ledger *l, const char *driver, con
 	}
 	rc = ensure_container(e, l, r, image ? image : r->image, pw, &obj, err);
 	close(fd);
-	if (rc < 0 || fill(r, obj, pw, out, err) < 0)
+	if (rc < 0 || same_image(r, obj, image, err) < 0 || fill(r, obj, pw, out, err) < 0)
 		return -1;
 	out->driver = r->driver;
 	return 0;

@@ -61,7 +61,7 @@ reach_inside() {
 	out=$(in_app "$t" app sh -c 'printf "%s\n" "$DATABASE_URL" "$AMQP_URL" "$S3_ENDPOINT" "$S3_BUCKET"')
 	assert_contains "$out" "@db:5432/"
 	assert_contains "$out" "@jobs:5672/te_${t}_jobs"
-	assert_eq "$(sed -n 3p <<<"$out" | sed 's,/$,,')" "http://uploads:4568"
+	assert_eq "$(sed -n 3p <<<"$out")" "http://uploads:4568"
 	assert_contains "$(sed -n 4p <<<"$out")" "te-$t-avatars-"
 	out=$(in_app "$t" -e "T=$t" app sh -c '
 		set -e
@@ -74,8 +74,8 @@ reach_inside() {
 		echo
 		s3() { curl -fsS --aws-sigv4 "aws:amz:us-east-1:s3" -u "$S3_ACCESS_KEY:$S3_SECRET_KEY" \
 			-H "x-amz-content-sha256: UNSIGNED-PAYLOAD" "$@"; }
-		echo "obj-$T" | s3 -T - "${S3_ENDPOINT%/}/$S3_BUCKET/reach.txt"
-		s3 "${S3_ENDPOINT%/}/$S3_BUCKET/reach.txt"')
+		echo "obj-$T" | s3 -T - "$S3_ENDPOINT/$S3_BUCKET/reach.txt"
+		s3 "$S3_ENDPOINT/$S3_BUCKET/reach.txt"')
 	assert_eq "$out" "te_${t}_db $t
 msg-$t
 obj-$t"
@@ -104,7 +104,7 @@ obj-$t"
 	assert_contains "$(sed -n 5p <<<"$out")" "@127.0.0.1:"
 	assert_contains "$(sed -n 6p <<<"$out")" "//127.0.0.1:"
 	out=$(in_app "$t" app sh -c 'curl -fsS --aws-sigv4 "aws:amz:us-east-1:s3" -u "$S3_ACCESS_KEY:$S3_SECRET_KEY" \
-		-H "x-amz-content-sha256: UNSIGNED-PAYLOAD" "${S3_ENDPOINT%/}/$S3_BUCKET/host.txt"')
+		-H "x-amz-content-sha256: UNSIGNED-PAYLOAD" "$S3_ENDPOINT/$S3_BUCKET/host.txt"')
 	assert_eq "$out" "host-$t"
 }
 

@@ -120,6 +120,21 @@ YAML
 	amqp-declare-queue --url="$(shared_env shc MQ_URL)" -q work >/dev/null || fail "amqp_port URL does not work"
 	te down -t shc --timeout 1 >/dev/null
 
+	# An image: other than the running shared container's is refused, not
+	# silently served by the existing container; nothing of the task is left.
+	mkdir -p "$dir/img"
+	cat >"$dir/img/compose.yaml" <<'YAML'
+x-taskenv:
+  resources:
+    db: {driver: postgres, image: "taskenv-test/busybox:1"}
+services:
+  app: {image: taskenv-test/busybox:1, command: ["sleep", "3600"]}
+YAML
+	out=$(cd "$dir/img" && te up -t shd 2>&1) && fail "up with another shared image succeeded"
+	assert_contains "$out" "runs image"
+	assert_contains "$out" "taskenv-example/postgres:15, not taskenv-test/busybox:1"
+	assert_eq "$(count_task_objects shd)" "0"
+
 	te down -t sha -v --timeout 1 >/dev/null
 	te down -t shb -v --timeout 1 >/dev/null
 	assert_eq "$(count_task_objects sha)$(count_task_objects shb)$(count_task_objects shc)" "000"

@@ -157,6 +157,14 @@ static const struct err_case err_cases[] = {
      "7:26: services.app.x-taskenv.env: 'dburl' is not <resource>.<field>"},
     {"    db: {driver: postgres, server: u}\n", "{inject: {}}",
      "7:17: services.app.x-taskenv: unknown key 'inject' (known: env)"},
+    {"    up: {driver: s3, server: u, buckets: [a, b, a]}\n", NULL,
+     "3:5: x-taskenv.resources.up: bucket 'a' is listed twice"},
+    {"    up: {driver: s3, server: u, buckets: [a]}\n", "{env: {X: up.bucket_b}}",
+     "7:26: services.app.x-taskenv.env: resource 'up' (driver s3) has no field 'bucket_b' (it has: "
+     "endpoint, region, access_key, secret_key, credentials, bucket_<name> for each of its buckets)"},
+    {"    db: {driver: postgres, server: u}\n", "{env: {X: db.vhost}}",
+     "7:26: services.app.x-taskenv.env: resource 'db' (driver postgres) has no field 'vhost' (it has: "
+     "url, host, port, user, password, database, schema)"},
 };
 
 static void test_resources_errors(void **state)
