@@ -129,6 +129,21 @@ static void ctx_release(struct te_ctx *ctx)
 	cmd_progress_release();
 }
 
+/* A --host (or DOCKER_HOST) that is not unix:// is a usage error for every
+ * verb, also for those that may answer from the ledger without an engine
+ * (ps, down of an unknown task): a typo must not pass unnoticed. That no
+ * socket exists yet is left to the verbs that need one. */
+static int check_host(struct te_ctx *ctx, struct te_err *err)
+{
+	te_autofree char *path = NULL;
+
+	if (engine_resolve_socket(ctx->host, &path, err) == 0 || err->code != TE_E_USAGE) {
+		te_err_clear(err);
+		return 0;
+	}
+	return -1;
+}
+
 int main(int argc, char **argv)
 {
 	struct te_ctx ctx = {0};
@@ -144,6 +159,8 @@ int main(int argc, char **argv)
 		return cmd_usage("", "unknown verb '%s'", argv[verb]);
 	if (cmd_progress_setup(ctx.progress, ctx.verbose) < 0)
 		return cmd_usage("", "unknown --progress '%s' (auto, tty or plain)", ctx.progress);
+	if (check_host(&ctx, &err) < 0)
+		return cmd_fail(cmd->name, &err);
 	if (!ctx.state_path)
 		ctx.state_path = getenv("TASKENV_STATE");
 	if (cmd->flags & NEED_LEDGER) {

@@ -52,6 +52,11 @@ test_engine_socket_missing() {
 	assert_contains "$OUT" "dockerd"
 	expect_exit 2 te --host tcp://127.0.0.1:2375 up -t no-engine -f "$dir/compose.yaml"
 	assert_contains "$OUT" "unix://"
+	# also for verbs that can answer from the ledger alone
+	expect_exit 2 te --host tcp://127.0.0.1:2375 ps
+	assert_contains "$OUT" "not a unix:// socket"
+	DOCKER_HOST=tcp://127.0.0.1:2375 expect_exit 2 te down -t no-engine
+	assert_contains "$OUT" "from DOCKER_HOST"
 	assert_no_trace no-engine
 }
 
