@@ -68,9 +68,9 @@ static const char *color_of(const char *what)
 static void print_line(const char *kind, const char *name, const char *what)
 {
 	if (pg.color)
-		fprintf(stderr, " %-9s %-32s %s%s\033[0m\n", kind, name, color_of(what), what);
+		fprintf(stderr, " %-17s %-32s %s%s\033[0m\n", kind, name, color_of(what), what);
 	else
-		fprintf(stderr, " %-9s %-32s %s\n", kind, name, what);
+		fprintf(stderr, " %-17s %-32s %s\n", kind, name, what);
 }
 
 static struct line *find_or_add(const char *kind, const char *name)

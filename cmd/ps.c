@@ -129,11 +129,11 @@ static void print_task(const cJSON *t)
 	printf("task %s (%s) on %s, project %s\nowner %s%s%s\n", str(t, "task"), str(t, "status"),
 	       str(t, "engine"), str(t, "project_dir"), owner, *str(t, "retain_reason") ? ", reason: " : "",
 	       str(t, "retain_reason"));
-	printf("%-10s %-36s %-12s %-9s %-10s %s\n", "KIND", "NAME", "SERVICE", "LEDGER", "LIVE", "PORTS");
+	printf("%-17s %-36s %-12s %-9s %-10s %s\n", "KIND", "NAME", "SERVICE", "LEDGER", "LIVE", "PORTS");
 	cJSON_ArrayForEach (r, cJSON_GetObjectItem(t, "resources")) {
 		te_autofree char *ports = joined(cJSON_GetObjectItem(r, "ports"));
 
-		printf("%-10s %-36s %-12s %-9s %-10s %s\n", str(r, "kind"), str(r, "name"), str(r, "service"),
+		printf("%-17s %-36s %-12s %-9s %-10s %s\n", str(r, "kind"), str(r, "name"), str(r, "service"),
 		       str(r, "ledger_state"), str(r, "live"), ports);
 	}
 }
