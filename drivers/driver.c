@@ -96,6 +96,20 @@ char *drv_random_password(struct te_err *err)
 	return out;
 }
 
+int drv_task_password(const struct drv_recorder *rec, const char *key, char **out, struct te_err *err)
+{
+	te_autofree char *name = drv_secret_password(key);
+
+	if (rec->secret_get(rec->ctx, name, out, err) < 0)
+		return -1;
+	if (*out)
+		return 0;
+	*out = drv_random_password(err);
+	if (!*out)
+		return -1;
+	return rec->secret_put(rec->ctx, name, *out, err);
+}
+
 static uint32_t fnv1a(const char *s)
 {
 	uint32_t h = 2166136261u;

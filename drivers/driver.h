@@ -131,6 +131,12 @@ char *drv_secret_password(const char *key);
  * Owned; NULL with TE_E_IO when the kernel gives no randomness. */
 char *drv_random_password(struct te_err *err);
 
+/* The task's password for resource KEY, through REC's secrets: the stored
+ * one, or a new random one stored before it is returned (so a role or
+ * user made with it can always be logged into again after a crash).
+ * *OUT owned (a secret). */
+int drv_task_password(const struct drv_recorder *rec, const char *key, char **out, struct te_err *err);
+
 /* An object name from the task and the resource key: PREFIX + TASK + "_" +
  * KEY with '-' kept, at most MAX bytes; longer names keep their first bytes
  * and end in "_" + 8 hex digits of an FNV-1a hash of the full name, so

@@ -180,20 +180,6 @@ static char *detail_json(struct prov *p)
 
 /* The task's password: the stored one (a second `up`), else a new one,
  * stored before the role that uses it exists. */
-static int task_password(struct prov *p, struct te_err *err)
-{
-	te_autofree char *name = drv_secret_password(p->s->key);
-
-	if (p->rec->secret_get(p->rec->ctx, name, &p->password, err) < 0)
-		return -1;
-	if (p->password)
-		return 0;
-	p->password = drv_random_password(err);
-	if (!p->password)
-		return -1;
-	return p->rec->secret_put(p->rec->ctx, name, p->password, err);
-}
-
 /* The role's password as the server stores it (SCRAM verifier, per the
  * server's password_encryption), hashed here with PQencryptPasswordConn:
  * CREATE ROLE ... PASSWORD 'clear text' would put the task's password in
@@ -428,7 +414,7 @@ static int pg_provision(const struct drv_spec *s, const struct drv_recorder *rec
 	p.database = s->isolation && strcmp(s->isolation, "database") == 0;
 	p.role = drv_object_name("te_", s->task, s->key, PG_NAME_MAX);
 	if (pg_connect(&p.pg, s->server, NULL, err) < 0 || check_template(&p, err) < 0 ||
-	    task_password(&p, err) < 0)
+	    drv_task_password(p.rec, s->key, &p.password, err) < 0)
 		goto out;
 	p.detail = detail_json(&p);
 	if (step(&p, "postgres-role", role_create, err) < 0)

@@ -143,20 +143,6 @@ static int amqp_port(struct prov *p, int *port, struct te_err *err)
 	return te_err_set(err, TE_E_FAIL, "%s: no AMQP listener in /api/overview", p->r.srv.where);
 }
 
-static int task_password(struct prov *p, struct te_err *err)
-{
-	te_autofree char *name = drv_secret_password(p->s->key);
-
-	if (p->rec->secret_get(p->rec->ctx, name, &p->password, err) < 0)
-		return -1;
-	if (p->password)
-		return 0;
-	p->password = drv_random_password(err);
-	if (!p->password)
-		return -1;
-	return p->rec->secret_put(p->rec->ctx, name, p->password, err);
-}
-
 static int user_create(void *ctx, const char *name, struct te_err *err)
 {
 	struct prov *p = ctx;
@@ -232,7 +218,8 @@ static int rmq_provision(const struct drv_spec *s, const struct drv_recorder *re
 
 	p.name = drv_object_name("te_", s->task, s->key, RMQ_NAME_MAX);
 	p.ename = drv_http_escape(p.name);
-	if (rmq_open(&p.r, s->server, err) < 0 || amqp_port(&p, &port, err) < 0 || task_password(&p, err) < 0)
+	if (rmq_open(&p.r, s->server, err) < 0 || amqp_port(&p, &port, err) < 0 ||
+	    drv_task_password(p.rec, s->key, &p.password, err) < 0)
 		goto out;
 	p.detail = detail_json(&p, port);
 	if (step(&p, "rabbitmq-user", user_create, err) < 0 ||
