@@ -134,6 +134,9 @@ te__netblock_release() {
 te__start_docker() {
 	local dir=$1 n=$2
 	printf '{}\n' >"$dir/daemon.json"
+	# A restart finds the stopped engine's launch.pid; te__wait_ping would take that dead
+	# pid for the new engine having exited, if it looked before the new shell wrote its own.
+	rm -f "$dir/launch.pid"
 	# --config-file: never pick up /etc/docker/daemon.json. --bridge=none: the default
 	# bridge docker0 would be shared with every other dockerd. The managed containerd
 	# (no --containerd) keeps its socket and state under exec-root and data-root.
@@ -151,7 +154,7 @@ te__start_docker() {
 		--userland-proxy=true \
 		--default-address-pool "base=10.$n.0.0/16,size=24" \
 		--shutdown-timeout 5 \
-		>"$dir/dockerd.log" 2>&1 </dev/null &
+		>>"$dir/dockerd.log" 2>&1 </dev/null &
 }
 
 te__podman_conf() {
@@ -191,6 +194,7 @@ te__podman_conf() {
 te__start_podman() {
 	local dir=$1 n=$2
 	te__podman_conf "$dir" "$n" || return 1
+	rm -f "$dir/podman.pid" # as in te__start_docker: not the stopped service's pid
 	# The inner shell writes its own pid and then becomes podman, so the pidfile is
 	# podman's pid whether or not setsid had to fork.
 	# shellcheck disable=SC2016 # expanded by the inner shell
@@ -198,7 +202,7 @@ te__start_podman() {
 		setsid bash -c 'printf "%s\n" "$$" >"$1/podman.pid"; shift; exec "$@"' podman "$dir" \
 		podman --root "$dir/storage" --runroot "$dir/run" --log-level=info \
 		system service --time=0 "unix://$dir/podman.sock" \
-		>"$dir/podman.log" 2>&1 </dev/null &
+		>>"$dir/podman.log" 2>&1 </dev/null &
 }
 
 # The pidfile the engine's own process is known by: written by the launching shell just
