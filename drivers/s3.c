@@ -191,6 +191,28 @@ static int s3_ready(const char *server, int timeout_s, struct te_err *err)
 
 /* ---- describe ---- */
 
+/* The endpoint as containers reach it: EP's scheme ("scheme://host:port",
+ * the base drv_http_server_parse made) with HOST and PORT (NULL: EP's),
+ * and no path, like the host side: clients join "$ENDPOINT/bucket/key".
+ * Owned. */
+static char *container_endpoint(const char *ep, const char *host, const char *port)
+{
+	CURLU *u = curl_url();
+	char *scheme = NULL, *eport = NULL, *out;
+	bool v6 = strchr(host, ':') != NULL;
+
+	curl_url_set(u, CURLUPART_URL, ep, 0);
+	curl_url_get(u, CURLUPART_SCHEME, &scheme, 0);
+	curl_url_get(u, CURLUPART_PORT, &eport, CURLU_DEFAULT_PORT);
+	if (!port)
+		port = eport ? eport : "80";
+	out = xasprintf("%s://%s%s%s:%s", scheme ? scheme : "http", v6 ? "[" : "", host, v6 ? "]" : "", port);
+	curl_free(scheme);
+	curl_free(eport);
+	curl_url_cleanup(u);
+	return out;
+}
+
 static cJSON *s3_describe(const char *detail, const char *password, const char *host, const char *port,
 			  struct te_err *err)
 {
@@ -204,21 +226,9 @@ static cJSON *s3_describe(const char *detail, const char *password, const char *
 		return NULL;
 	}
 	if (host) {
-		CURLU *u = curl_url();
-		char *url = NULL;
+		te_autofree char *url = container_endpoint(ep, host, port);
 
-		curl_url_set(u, CURLUPART_URL, ep, 0);
-		curl_url_set(u, CURLUPART_HOST, host, 0);
-		if (port)
-			curl_url_set(u, CURLUPART_PORT, port, 0);
-		curl_url_get(u, CURLUPART_URL, &url, 0);
-		/* curl adds the root path "/"; clients join "$ENDPOINT/bucket/key",
-		 * and s3rver answers 404 to "//bucket". Same form as the host side. */
-		if (url && *url && url[strlen(url) - 1] == '/' && ep[strlen(ep) - 1] != '/')
-			url[strlen(url) - 1] = '\0';
-		cJSON_AddStringToObject(o, "endpoint", url ? url : ep);
-		curl_free(url);
-		curl_url_cleanup(u);
+		cJSON_AddStringToObject(o, "endpoint", url);
 	} else {
 		cJSON_AddStringToObject(o, "endpoint", ep);
 	}

@@ -645,9 +645,9 @@ static struct svc_shared *shared_for(struct up *u, const struct svc_resource *r,
 		       NULL;
 	if (sh->container)
 		return sh;
-	step(u, "container", name, "starting (shared server)");
 	if (svc_shared_start(u->e, u->l, r->driver, r->image, sh, err) < 0)
 		return NULL;
+	step(u, "container", name, sh->was_running ? "running (shared server)" : "started (shared server)");
 	return sh;
 }
 

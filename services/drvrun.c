@@ -20,7 +20,19 @@ struct rec_ctx {
 	void *progress_ctx;
 	const char *kind; /* of the last intended row, for progress */
 	const char *name;
+	/* The task's rows before this `up`: one already created is reported as
+	 * "exists" (a re-`up` finds it), not "created". Owned. */
+	struct state_resource *known;
+	size_t n_known;
 };
+
+static bool known_created(const struct rec_ctx *c, long long row)
+{
+	for (size_t i = 0; i < c->n_known; i++)
+		if (c->known[i].id == row)
+			return strcmp(c->known[i].state, STATE_CREATED) == 0;
+	return false;
+}
 
 static int rec_intend(void *ctx, const char *kind, const char *name, const char *detail, long long *row,
 		      struct te_err *err)
@@ -41,7 +53,7 @@ static int rec_created(void *ctx, long long row, const char *id, struct te_err *
 	if (state_resource_created(c->l, row, id, err) < 0)
 		return -1;
 	if (c->progress)
-		c->progress(c->progress_ctx, c->kind, c->name, "created");
+		c->progress(c->progress_ctx, c->kind, c->name, known_created(c, row) ? "exists" : "created");
 	return 0;
 }
 
@@ -91,16 +103,21 @@ int svc_drivers_up(struct ledger *l, const struct svc_project *project, const ch
 		   cJSON **values, struct te_err *err)
 {
 	te_autojson cJSON *vals = cJSON_CreateObject();
-	struct rec_ctx c = {l, task, NULL, progress, progress_ctx, NULL, NULL};
+	struct rec_ctx c = {l, task, NULL, progress, progress_ctx, NULL, NULL, NULL, 0};
+	int rc = 0;
 
-	for (size_t i = 0; i < project->n_resources; i++) {
+	if (state_resource_list(l, task, false, &c.known, &c.n_known, err) < 0)
+		return -1;
+	for (size_t i = 0; rc == 0 && i < project->n_resources; i++) {
 		const struct svc_resource *r = &project->resources[i];
 
 		if (up_one(l, r, &targets[i], task, &c, vals, err) < 0)
-			return te_err_prefix(err, "resource '%s' (driver %s): ", r->key, r->driver);
+			rc = te_err_prefix(err, "resource '%s' (driver %s): ", r->key, r->driver);
 	}
-	*values = TE_STEAL(vals);
-	return 0;
+	state_resources_free(c.known, c.n_known);
+	if (rc == 0)
+		*values = TE_STEAL(vals);
+	return rc;
 }
 
 int svc_drivers_inject(const struct svc_service *s, const cJSON *values, cJSON *env, struct te_err *err)

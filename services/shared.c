@@ -112,12 +112,16 @@ static bool ours(struct ledger *l, const cJSON *obj)
 	       strcmp(led, state_ledger_id(l)) == 0;
 }
 
-static int ensure_network(struct engine *e, struct ledger *l, const char *name, struct te_err *err)
+/* Find or create the shared network NAME. *MADE (caller frees) is its id
+ * when this call created it, else NULL. */
+static int ensure_network(struct engine *e, struct ledger *l, const char *name, char **made,
+			  struct te_err *err)
 {
 	te_autojson cJSON *obj = NULL;
 	te_autojson cJSON *body = cJSON_CreateObject();
 	te_autofree char *id = NULL;
 
+	*made = NULL;
 	if (engine_network_inspect(e, name, &obj, err) == 0)
 		return ours(l, obj)
 			   ? 0
@@ -130,6 +134,7 @@ static int ensure_network(struct engine *e, struct ledger *l, const char *name, 
 	if (engine_network_create(e, body, &id, err) < 0 && err->code != TE_E_CONFLICT)
 		return -1;
 	te_err_clear(err);
+	*made = TE_STEAL(id);
 	return 0;
 }
 
@@ -222,9 +227,22 @@ static int inspect_settled(struct engine *e, const char *name, cJSON **obj, stru
 	}
 }
 
+/* A shared network this `up` made and then could not put its container on
+ * is removed again (by id): nothing else can be on it, as containers join it
+ * only under lock_shared, which the caller holds. Returns -1: the caller's
+ * error stands. */
+static int drop_network(struct engine *e, const char *made)
+{
+	struct te_err ignored = {0};
+
+	if (made)
+		(void)engine_network_remove(e, made, &ignored);
+	return -1;
+}
+
 /* Create (or find, when a concurrent `up` won the race) and start it. */
 static int ensure_container(struct engine *e, struct ledger *l, const struct shared_row *r, const char *image,
-			    const char *pw, cJSON **obj, struct te_err *err)
+			    const char *pw, cJSON **obj, bool *was_running, struct te_err *err)
 {
 	te_autofree char *name = container_name(l, r);
 	/* Docker keeps a container's published ports on the endpoint of the
@@ -234,23 +252,27 @@ static int ensure_container(struct engine *e, struct ledger *l, const struct sha
 	 * except those of tasks named "0--" + something below "t". */
 	te_autofree char *net = xasprintf("0--taskenv-shared-%.8s", state_ledger_id(l));
 	te_autofree char *id = NULL;
+	te_autofree char *made = NULL;
 	te_autojson cJSON *body = NULL;
 	char ports[MAX_PORTS][16];
 
 	if (engine_container_inspect(e, name, obj, err) < 0) {
-		if (err->code != TE_E_NOTFOUND || ensure_network(e, l, net, err) < 0 ||
+		if (err->code != TE_E_NOTFOUND || ensure_network(e, l, net, &made, err) < 0 ||
 		    free_ports(r, ports, err) < 0)
-			return -1;
+			return drop_network(e, made);
 		body = container_body(l, r, image, net, pw, ports);
-		if (engine_container_create(e, name, body, &id, err) < 0 && err->code != TE_E_CONFLICT)
-			return te_err_prefix(err, "shared %s container '%s' (image %s): ", r->driver, name,
-					     image);
+		if (engine_container_create(e, name, body, &id, err) < 0 && err->code != TE_E_CONFLICT) {
+			te_err_prefix(err, "shared %s container '%s' (image %s): ", r->driver, name, image);
+			return drop_network(e, made);
+		}
 		if (inspect_settled(e, name, obj, err) < 0)
 			return -1;
 	}
 	if (!ours(l, *obj))
 		return te_err_set(err, TE_E_CONFLICT,
 				  "container '%s' exists and is not this ledger's shared server", name);
+	*was_running =
+	    !made && !id && cJSON_IsTrue(cJSON_GetObjectItem(cJSON_GetObjectItem(*obj, "State"), "Running"));
 	if (engine_container_start(e, cJSON_GetStringValue(cJSON_GetObjectItem(*obj, "Id")), err) < 0)
 		return -1;
 	cJSON_Delete(*obj);
@@ -352,7 +374,7 @@ int svc_shared_start(struct engine *e, struct ledger *l, const char *driver, con
 			close(fd);
 		return -1;
 	}
-	rc = ensure_container(e, l, r, image ? image : r->image, pw, &obj, err);
+	rc = ensure_container(e, l, r, image ? image : r->image, pw, &obj, &out->was_running, err);
 	close(fd);
 	if (rc < 0 || same_image(r, obj, image, err) < 0 || fill(r, obj, pw, out, err) < 0)
 		return -1;

@@ -44,6 +44,8 @@
 #ifndef TASKENV_SERVICES_SHARED_H
 #define TASKENV_SERVICES_SHARED_H
 
+#include <stdbool.h>
+
 struct te_err;
 struct engine;
 struct ledger;
@@ -62,6 +64,7 @@ struct svc_shared {
 	const char *port;   /* container side: the port tasks connect to ("5432"), static */
 	char *client_port;  /* host side: where PORT is published on 127.0.0.1, owned */
 	const char *amqp_port; /* rabbitmq: CLIENT_PORT, for drv_spec.amqp_port; else NULL */
+	bool was_running;      /* it ran already: svc_shared_start created and started nothing */
 };
 void svc_shared_release(struct svc_shared *s);
 

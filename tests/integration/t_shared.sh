@@ -94,6 +94,15 @@ YAML
 	assert_contains "$out" "uploads:4568=ok"
 	assert_contains "$out" "db:5432=ok"
 
+	# The first ups say what they did; a second up of sha creates nothing:
+	# the shared servers run already and the task's driver objects exist.
+	assert_contains "$(cat "$WORK/sha.log" "$WORK/shb.log")" "started (shared server)"
+	out=$(cd "$dir" && te --progress plain up -t sha 2>&1) || fail "second up of sha: $out"
+	assert_contains "$out" "taskenv-shared-rabbitmq"
+	assert_eq "$(grep -c 'running (shared server)' <<<"$out")" "3" "($out)"
+	assert_eq "$(grep -Ec '^ *(postgres|rabbitmq|s3)-[a-z]+ .* exists$' <<<"$out")" "5" "($out)"
+	assert_not_contains "$out" "created"
+
 	# The shared containers are on both tasks' networks and do not route.
 	log "    ip_forward: host $(cat /proc/sys/net/ipv4/ip_forward), task container" \
 		"$(docker -H "unix://$SOCK" exec sha-app-1 cat /proc/sys/net/ipv4/ip_forward)"
@@ -161,7 +170,7 @@ YAML
 # the driver and the image, and leaves no task, no task object and no
 # shared container behind.
 test_shared_image_missing() {
-	local dir out rc=0 net
+	local dir out rc=0 net left
 	dir=$(mktemp -d "$WORK/proj.XXXX")
 	cat >"$dir/compose.yaml" <<'YAML'
 x-taskenv:
@@ -170,6 +179,8 @@ x-taskenv:
 services:
   app: {image: taskenv-test/busybox:1, command: ["sleep", "3600"]}
 YAML
+	# The other shared tests remove their shared network; this one must not find one.
+	assert_eq "$(engine_names networks io.taskenv.shared | grep -c .)" "0" "(a shared network before the test)"
 	out=$(cd "$dir" && te up -t shm 2>&1) || rc=$?
 	[ "$rc" -ne 0 ] || fail "up succeeded without the image"
 	assert_contains "$out" "resource 'jobs' (driver rabbitmq, shared server)"
@@ -177,8 +188,10 @@ YAML
 	assert_eq "$(count_task_objects shm)" "0"
 	assert_eq "$(te ps --json | jq '[.[] | select(.task == "shm")] | length')" "0"
 	assert_eq "$(engine_names containers io.taskenv.shared=rabbitmq | grep -c .)" "0"
-	# The shared network may have been made for it: ours to remove, by id.
-	for net in $(engine_names networks io.taskenv.shared); do
+	# The shared network made for it is gone again (it held nothing else).
+	left=$(engine_names networks io.taskenv.shared || true)
+	for net in $left; do
 		api DELETE "/networks/$(api GET "/networks/$net" | jq -r .Id)" >/dev/null
 	done
+	assert_eq "$left" "" "(shared network left after the failed up)"
 }

@@ -1,10 +1,11 @@
 /* x-taskenv: resources and per-service injection, as the loader reads
- * them; driver naming helpers. Table-driven error cases with file:line:col. */
+ * them; driver naming helpers and connection values. Table-driven error cases with file:line:col. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 
+#include <cjson/cJSON.h>
 #include <cmocka.h>
 
 #include "common/err.h"
@@ -233,12 +234,43 @@ static void test_admin_url(void **state)
 	assert_string_equal(err.msg, "bad");
 }
 
+/* Connection values from the ledger detail: host side as recorded; the
+ * container side swaps in the alias and port, scheme kept, no path (clients
+ * join "$S3_ENDPOINT/bucket/key"; s3rver answers 404 to "//bucket"). */
+static void test_s3_describe(void **state)
+{
+	const struct drv_ops *s3 = drv_find("s3");
+	const char *detail = "{\"endpoint\":\"http://127.0.0.1:4568\",\"region\":\"us-east-1\","
+			     "\"access_key\":\"S3RVER\",\"buckets\":{\"avatars\":\"te-t-up-avatars\"}}";
+	struct te_err err = {0};
+	cJSON *o;
+
+	assert_non_null(s3);
+	o = s3->describe(detail, "sk", NULL, NULL, &err);
+	assert_non_null(o);
+	assert_string_equal(cJSON_GetStringValue(cJSON_GetObjectItem(o, "endpoint")),
+			    "http://127.0.0.1:4568");
+	assert_string_equal(cJSON_GetStringValue(cJSON_GetObjectItem(o, "bucket_avatars")),
+			    "te-t-up-avatars");
+	assert_string_equal(cJSON_GetStringValue(cJSON_GetObjectItem(o, "secret_key")), "sk");
+	cJSON_Delete(o);
+	o = s3->describe(detail, "sk", "uploads", "4568", &err);
+	assert_string_equal(cJSON_GetStringValue(cJSON_GetObjectItem(o, "endpoint")), "http://uploads:4568");
+	cJSON_Delete(o);
+	o = s3->describe(detail, "sk", "fd00::5", NULL, &err);
+	assert_string_equal(cJSON_GetStringValue(cJSON_GetObjectItem(o, "endpoint")),
+			    "http://[fd00::5]:4568");
+	cJSON_Delete(o);
+	assert_null(s3->describe("{}", "sk", NULL, NULL, &err));
+	assert_int_equal(err.code, TE_E_STATE);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_resources_good),   cmocka_unit_test(test_resources_shared),
 	    cmocka_unit_test(test_resources_errors), cmocka_unit_test(test_object_names),
-	    cmocka_unit_test(test_admin_url),
+	    cmocka_unit_test(test_admin_url),	     cmocka_unit_test(test_s3_describe),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
