@@ -1,5 +1,6 @@
 #include "services/shared.h"
 #include "drivers/driver.h"
+#include "engine/connect.h"
 #include "engine/engine.h"
 #include "state/ledger.h"
 #include "state/secrets.h"
@@ -404,18 +405,10 @@ static bool attached(struct engine *e, const char *container, const char *networ
 int svc_shared_attach(struct engine *e, const char *container, const char *network, char *const *aliases,
 		      struct te_err *err)
 {
-	te_autojson cJSON *body = cJSON_CreateObject();
-	cJSON *al = cJSON_AddArrayToObject(cJSON_AddObjectToObject(body, "EndpointConfig"), "Aliases");
-	te_autofree char *en = engine_escape(e, network);
-	te_autofree char *path = xasprintf("/networks/%s/connect", en);
-
 	if (attached(e, container, network))
 		return 0;
-	cJSON_AddStringToObject(body, "Container", container);
-	for (size_t i = 0; aliases && aliases[i]; i++)
-		cJSON_AddItemToArray(al, cJSON_CreateString(aliases[i]));
-	if (engine_call(e, "POST", path, body, NULL, NULL, err) < 0)
-		return te_err_prefix(err, "attach the shared server container to network '%s': ", network);
+	if (engine_network_connect(e, network, container, aliases, err) < 0)
+		return te_err_prefix(err, "shared server container: ");
 	return 0;
 }
 
