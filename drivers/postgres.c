@@ -178,8 +178,6 @@ static char *detail_json(struct prov *p)
 	return cJSON_PrintUnformatted(o);
 }
 
-/* The task's password: the stored one (a second `up`), else a new one,
- * stored before the role that uses it exists. */
 /* The role's password as the server stores it (SCRAM verifier, per the
  * server's password_encryption), hashed here with PQencryptPasswordConn:
  * CREATE ROLE ... PASSWORD 'clear text' would put the task's password in
@@ -634,10 +632,14 @@ static int pg_teardown(const struct drv_ref *ref, enum drv_removed *out, struct 
 	return -1;
 }
 
+static const char *const pg_fields[] = {"url",	    "host",	"port",	  "user",
+					"password", "database", "schema", NULL};
+
 const struct drv_ops drv_postgres = {
     .name = "postgres",
     .kind_prefix = "postgres-",
     .primary_kind = "postgres-role",
+    .fields = pg_fields,
     .provision = pg_provision,
     .describe = pg_describe,
     .teardown = pg_teardown,

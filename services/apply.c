@@ -677,6 +677,7 @@ static int drv_targets(struct up *u, struct svc_drv_target *t, struct te_err *er
 	for (size_t i = 0; i < p->n_resources; i++) {
 		const struct svc_resource *r = &p->resources[i];
 		struct svc_shared *sh;
+		size_t k;
 
 		t[i] = (struct svc_drv_target){r->server, r->container_host, NULL, r->amqp_port};
 		if (r->server)
@@ -685,8 +686,8 @@ static int drv_targets(struct up *u, struct svc_drv_target *t, struct te_err *er
 		if (!sh)
 			return te_err_prefix(err, "resource '%s' (driver %s, shared server): ", r->key,
 					     r->driver);
-		u->shared_aliases[svc_shared_slot(r->driver)] =
-		    te_strv_push(u->shared_aliases[svc_shared_slot(r->driver)], xstrdup(r->key));
+		k = (size_t)(sh - u->shared);
+		u->shared_aliases[k] = te_strv_push(u->shared_aliases[k], xstrdup(r->key));
 		t[i] = (struct svc_drv_target){sh->admin_url, r->key, sh->port, sh->amqp_port};
 	}
 	return shared_ready(u, err);
