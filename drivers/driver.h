@@ -92,6 +92,10 @@ struct drv_ops {
 	const char *name;	  /* the `driver:` value, e.g. "postgres" */
 	const char *kind_prefix;  /* ledger kinds it owns start with this, e.g. "postgres-" */
 	const char *primary_kind; /* the row describe() starts from, e.g. "postgres-role" */
+	/* The fields describe() returns, NULL-terminated: what `x-taskenv.env`
+	 * may name after "<key>." (the loader checks them; s3 also returns
+	 * bucket_<name> per bucket, which the loader checks against buckets:). */
+	const char *const *fields;
 	/* Create (or take back, idempotently) everything SPEC asks for, each
 	 * object recorded through REC first, then check the result
 	 * (verify). */

@@ -388,10 +388,13 @@ static int rmq_teardown(const struct drv_ref *ref, enum drv_removed *out, struct
 	return te_err_set(err, TE_E_STATE, "unknown rabbitmq resource kind '%s'", ref->kind);
 }
 
+static const char *const rmq_fields[] = {"url", "host", "port", "user", "password", "vhost", NULL};
+
 const struct drv_ops drv_rabbitmq = {
     .name = "rabbitmq",
     .kind_prefix = "rabbitmq-",
     .primary_kind = "rabbitmq-user",
+    .fields = rmq_fields,
     .provision = rmq_provision,
     .describe = rmq_describe,
     .ready = rmq_ready,

@@ -407,10 +407,14 @@ static int s3_teardown(const struct drv_ref *ref, enum drv_removed *out, struct 
 	return 0;
 }
 
+static const char *const s3_fields[] = {"endpoint",   "region",	     "access_key",
+					"secret_key", "credentials", NULL};
+
 const struct drv_ops drv_s3 = {
     .name = "s3",
     .kind_prefix = "s3-",
     .primary_kind = "s3-bucket",
+    .fields = s3_fields,
     .provision = s3_provision,
     .describe = s3_describe,
     .ready = s3_ready,

@@ -15,29 +15,12 @@
  * features; keys inside a resource or a service's x-taskenv must be known. */
 #include "services/load_int.h"
 #include "drivers/driver.h"
+#include "common/buf.h"
 #include "common/err.h"
 #include "common/mem.h"
 
 #include <stdlib.h>
 #include <string.h>
-
-/* What `env:` may name after "<key>.": the fields each driver describes
- * (s3 also bucket_<name> for each of its buckets). */
-static const struct {
-	const char *driver;
-	const char *fields[8];
-	const char *list; /* for messages */
-} inject_fields[] = {
-    {"postgres",
-     {"url", "host", "port", "user", "password", "database", "schema", NULL},
-     "url, host, port, user, password, database, schema"},
-    {"rabbitmq",
-     {"url", "host", "port", "user", "password", "vhost", NULL},
-     "url, host, port, user, password, vhost"},
-    {"s3",
-     {"endpoint", "region", "access_key", "secret_key", "credentials", NULL},
-     "endpoint, region, access_key, secret_key, credentials, bucket_<name> for each of its buckets"},
-};
 
 static bool has_string(char *const *v, const char *x)
 {
@@ -194,17 +177,29 @@ int svc_ld_taskenv(struct loader *l, yaml_node_t *n)
 
 /* FIELD is one the resource's driver describes (checked here, not at `up`,
  * so `check` and `config` catch it and a failing `up` creates nothing). */
-static bool known_field(const struct svc_resource *r, const char *field, const char **list)
+static bool known_field(const struct svc_resource *r, const char *field)
 {
-	for (size_t i = 0; i < sizeof(inject_fields) / sizeof(inject_fields[0]); i++) {
-		if (strcmp(r->driver, inject_fields[i].driver) != 0)
-			continue;
-		*list = inject_fields[i].list;
-		if (has_string((char *const *)inject_fields[i].fields, field))
-			return true;
-	}
+	const struct drv_ops *ops = drv_find(r->driver);
+
+	if (!ops) /* not reached: res_check refuses an unknown driver */
+		return true;
+	if (has_string((char *const *)ops->fields, field))
+		return true;
 	return strcmp(r->driver, "s3") == 0 && strncmp(field, "bucket_", 7) == 0 &&
 	       has_string(r->buckets, field + 7);
+}
+
+/* The fields of R's driver, for a message. Owned. */
+static char *field_list(const struct svc_resource *r)
+{
+	const char *const *f = drv_find(r->driver)->fields;
+	te_autobuf struct te_buf b = TE_BUF_INIT(1024);
+
+	for (size_t i = 0; f[i]; i++)
+		te_buf_addf(&b, "%s%s", i ? ", " : "", f[i]);
+	if (strcmp(r->driver, "s3") == 0)
+		te_buf_adds(&b, ", bucket_<name> for each of its buckets");
+	return te_buf_detach(&b);
 }
 
 /* "<resource key>.<field>" naming a declared resource and a field of its driver. */
@@ -213,14 +208,15 @@ static int check_ref(struct loader *l, yaml_node_t *at, const char *path, const 
 	const char *dot = strchr(ref, '.');
 	te_autofree char *key = dot ? xstrndup(ref, (size_t)(dot - ref)) : NULL;
 	const struct svc_resource *r = key ? svc_project_resource(svc_ld_project(l), key) : NULL;
-	const char *list = "";
+	te_autofree char *list = NULL;
 
 	if (!dot)
 		return svc_ld_err(l, at, "%s: '%s' is not <resource>.<field>", path, ref);
 	if (!r)
 		return svc_ld_err(l, at, "%s: no resource '%s' under x-taskenv.resources", path, key);
-	if (known_field(r, dot + 1, &list))
+	if (known_field(r, dot + 1))
 		return 0;
+	list = field_list(r);
 	return svc_ld_err(l, at, "%s: resource '%s' (driver %s) has no field '%s' (it has: %s)", path, key,
 			  r->driver, dot + 1, list);
 }

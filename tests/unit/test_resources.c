@@ -265,12 +265,45 @@ static void test_s3_describe(void **state)
 	assert_int_equal(err.code, TE_E_STATE);
 }
 
+/* Each driver's describe() returns exactly its .fields (s3: plus
+ * bucket_<name>), the list the loader checks `x-taskenv.env` against. */
+static void test_describe_fields(void **state)
+{
+	static const struct {
+		const char *driver, *detail;
+	} cases[] = {
+	    {"postgres", "{\"host\":\"127.0.0.1\",\"port\":\"5432\",\"role\":\"te_t_db\","
+			 "\"database\":\"app\",\"isolation\":\"schema\"}"},
+	    {"rabbitmq", "{\"host\":\"127.0.0.1\",\"port\":5672,\"vhost\":\"te_t_q\",\"user\":\"te_t_q\"}"},
+	    {"s3", "{\"endpoint\":\"http://127.0.0.1:4568\",\"access_key\":\"S3RVER\","
+		   "\"buckets\":{\"a\":\"te-t-up-a\"}}"},
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		const struct drv_ops *ops = drv_find(cases[i].driver);
+		struct te_err err = {0};
+		cJSON *o = ops->describe(cases[i].detail, "pw", NULL, NULL, &err);
+		const cJSON *v;
+		size_t n = 0, nf = 0;
+
+		assert_non_null(o);
+		while (ops->fields[nf])
+			assert_non_null(cJSON_GetObjectItemCaseSensitive(o, ops->fields[nf++]));
+		cJSON_ArrayForEach (v, o)
+			if (strncmp(v->string, "bucket_", 7) != 0)
+				n++;
+		assert_int_equal(n, nf);
+		cJSON_Delete(o);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_resources_good),   cmocka_unit_test(test_resources_shared),
 	    cmocka_unit_test(test_resources_errors), cmocka_unit_test(test_object_names),
 	    cmocka_unit_test(test_admin_url),	     cmocka_unit_test(test_s3_describe),
+	    cmocka_unit_test(test_describe_fields),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
