@@ -68,6 +68,38 @@ YAML
 	echo "$dir"
 }
 
+# A project with resource KEY declared as DECL (flow mapping) and an app
+# that only sleeps.
+drv_plain_project() {
+	local dir
+	dir=$(mktemp -d "$WORK/proj.XXXX")
+	printf 'x-taskenv:\n  resources:\n    %s: %s\nservices:\n  app: {image: taskenv-test/busybox:1, command: [sleep, "3600"]}\n' \
+		"$1" "$2" >"$dir/compose.yaml"
+	echo "$dir"
+}
+
+# kill_between_steps DIR TASK TRACES FAULT=WANT...: at each fault point
+# FAULT (TASKENV_FAULT) `up` of DIR is killed (exit 137) with WANT objects
+# on the server (TRACES TASK counts them; WANT "+": at least one); `down`
+# then removes them all and forgets the task.
+kill_between_steps() {
+	local dir=$1 task=$2 traces=$3 fw f want rc
+	shift 3
+	for fw in "$@"; do
+		f=${fw%=*} want=${fw##*=} rc=0
+		(cd "$dir" && TASKENV_FAULT=$f te up -t "$task") >/dev/null 2>&1 || rc=$?
+		assert_eq "$rc" "137" "(killed at $f)"
+		if [ "$want" = + ]; then
+			[ "$("$traces" "$task")" != 0 ] || fail "nothing was created before $f"
+		else
+			assert_eq "$("$traces" "$task")" "$want" "(objects on the server when killed at $f)"
+		fi
+		te down -t "$task" --timeout 1 >/dev/null
+		assert_eq "$("$traces" "$task")" "0" "(after down, fault at $f)"
+		assert_eq "$(te ps --json | jq --arg t "$task" '[.[] | select(.task == $t)] | length')" "0"
+	done
+}
+
 # Schema isolation: two tasks at once; each reaches its own schema through
 # `taskenv env`; A cannot read or write B's schema nor create in public;
 # the container got DATABASE_URL; down leaves nothing on the server.
@@ -177,18 +209,10 @@ test_pg_template_16_concurrent() {
 # Killed between driver steps: down still removes everything.
 test_pg_fault_between_steps() {
 	drv_servers
-	local dir f rc
+	local dir
 	dir=$(drv_project '{driver: postgres, server: "${PG_ADMIN_URL}", isolation: database}')
-	for f in after-create:postgres-role:te_fault_db before-create:postgres-database:te_fault_db \
-		after-create:postgres-database:te_fault_db; do
-		rc=0
-		(cd "$dir" && TASKENV_FAULT=$f te up -t fault) >/dev/null 2>&1 || rc=$?
-		assert_eq "$rc" "137" "(killed at $f)"
-		[ "$(pg_traces fault)" != 0 ] || fail "nothing was created before $f"
-		te down -t fault --timeout 1 >/dev/null
-		assert_eq "$(pg_traces fault)" "0" "(after down, fault at $f)"
-		assert_eq "$(te ps --json | jq '[.[] | select(.task == "fault")] | length')" "0"
-	done
+	kill_between_steps "$dir" fault pg_traces after-create:postgres-role:te_fault_db=+ \
+		before-create:postgres-database:te_fault_db=+ after-create:postgres-database:te_fault_db=+
 }
 
 # The server is down during the first `down`: the objects stay pending
@@ -422,8 +446,7 @@ YAML
 test_s3_unreachable_during_down() {
 	drv_servers s3
 	local dir rc=0 out a
-	dir=$(mktemp -d "$WORK/proj.XXXX")
-	printf 'x-taskenv:\n  resources:\n    up: {driver: s3, server: "${S3_ADMIN_URL}", buckets: [files]}\nservices:\n  app: {image: taskenv-test/busybox:1, command: [sleep, "3600"]}\n' >"$dir/compose.yaml"
+	dir=$(drv_plain_project up '{driver: s3, server: "${S3_ADMIN_URL}", buckets: [files]}')
 	(cd "$dir" && te up -t s3u) >/dev/null 2>&1 || fail "up"
 	a=$(te env -t s3u | sed -n 's/^TASKENV_UP_BUCKET_FILES=//p')
 	echo x >"$WORK/obj2"
@@ -510,8 +533,7 @@ test_verify_catches_cross_task_grant() {
 test_rmq_unreachable_during_down() {
 	drv_servers rabbitmq
 	local dir rc=0 out port
-	dir=$(mktemp -d "$WORK/proj.XXXX")
-	printf 'x-taskenv:\n  resources:\n    jobs: {driver: rabbitmq, server: "${RMQ_ADMIN_URL}"}\nservices:\n  app: {image: taskenv-test/busybox:1, command: [sleep, "3600"]}\n' >"$dir/compose.yaml"
+	dir=$(drv_plain_project jobs '{driver: rabbitmq, server: "${RMQ_ADMIN_URL}"}')
 	(cd "$dir" && te up -t rqu) >/dev/null 2>&1 || fail "up"
 	assert_eq "$(rmq_traces rqu)" "2"
 	port=$(sed 's#.*@127.0.0.1:\([0-9]*\).*#\1#' <<<"$RMQ_ADMIN_URL")
@@ -536,38 +558,20 @@ test_rmq_unreachable_during_down() {
 # removes them all and forgets the task.
 test_rmq_fault_between_steps() {
 	drv_servers rabbitmq
-	local dir f want rc
-	dir=$(mktemp -d "$WORK/proj.XXXX")
-	printf 'x-taskenv:\n  resources:\n    jobs: {driver: rabbitmq, server: "${RMQ_ADMIN_URL}"}\nservices:\n  app: {image: taskenv-test/busybox:1, command: [sleep, "3600"]}\n' >"$dir/compose.yaml"
-	for f in before-create:rabbitmq-user:0 before-create:rabbitmq-vhost:1 after-create:rabbitmq-vhost:2; do
-		want=${f##*:} f=${f%:*}:te_rqf_jobs
-		rc=0
-		(cd "$dir" && TASKENV_FAULT=$f te up -t rqf) >/dev/null 2>&1 || rc=$?
-		assert_eq "$rc" "137" "(killed at $f)"
-		assert_eq "$(rmq_traces rqf)" "$want" "(vhost + user on the server when killed at $f)"
-		te down -t rqf --timeout 1 >/dev/null
-		assert_eq "$(rmq_traces rqf)" "0" "(after down, fault at $f)"
-		assert_eq "$(te ps --json | jq '[.[] | select(.task == "rqf")] | length')" "0"
-	done
+	local dir
+	dir=$(drv_plain_project jobs '{driver: rabbitmq, server: "${RMQ_ADMIN_URL}"}')
+	kill_between_steps "$dir" rqf rmq_traces before-create:rabbitmq-user:te_rqf_jobs=0 \
+		before-create:rabbitmq-vhost:te_rqf_jobs=1 after-create:rabbitmq-vhost:te_rqf_jobs=2
 }
 
 # Killed at each driver step of an s3 resource with two buckets (the kill
 # after the first bucket is in test_s3_buckets): down removes what exists.
 test_s3_fault_between_steps() {
 	drv_servers s3
-	local dir f want rc
-	dir=$(mktemp -d "$WORK/proj.XXXX")
-	printf 'x-taskenv:\n  resources:\n    up: {driver: s3, server: "${S3_ADMIN_URL}", buckets: [a, b]}\nservices:\n  app: {image: taskenv-test/busybox:1, command: [sleep, "3600"]}\n' >"$dir/compose.yaml"
-	for f in before-create:s3-bucket:te-s3f-a-:0 before-create:s3-bucket:te-s3f-b-:1 after-create:s3-bucket:te-s3f-b-:2; do
-		want=${f##*:} f="${f%:*}*"
-		rc=0
-		(cd "$dir" && TASKENV_FAULT=$f te up -t s3f) >/dev/null 2>&1 || rc=$?
-		assert_eq "$rc" "137" "(killed at $f)"
-		assert_eq "$(s3_traces s3f)" "$want" "(buckets when killed at $f)"
-		te down -t s3f --timeout 1 >/dev/null
-		assert_eq "$(s3_traces s3f)" "0" "(after down, fault at $f)"
-		assert_eq "$(te ps --json | jq '[.[] | select(.task == "s3f")] | length')" "0"
-	done
+	local dir
+	dir=$(drv_plain_project up '{driver: s3, server: "${S3_ADMIN_URL}", buckets: [a, b]}')
+	kill_between_steps "$dir" s3f s3_traces 'before-create:s3-bucket:te-s3f-a-*=0' \
+		'before-create:s3-bucket:te-s3f-b-*=1' 'after-create:s3-bucket:te-s3f-b-*=2'
 }
 
 # The management API answers 503 (a proxy in front of a restarting node)
@@ -577,8 +581,7 @@ test_s3_fault_between_steps() {
 test_rmq_http_error_during_down() {
 	drv_servers rabbitmq
 	local dir rc=0 out sec good pid port
-	dir=$(mktemp -d "$WORK/proj.XXXX")
-	printf 'x-taskenv:\n  resources:\n    jobs: {driver: rabbitmq, server: "${RMQ_ADMIN_URL}"}\nservices:\n  app: {image: taskenv-test/busybox:1, command: [sleep, "3600"]}\n' >"$dir/compose.yaml"
+	dir=$(drv_plain_project jobs '{driver: rabbitmq, server: "${RMQ_ADMIN_URL}"}')
 	(cd "$dir" && te up -t rqh) >/dev/null 2>&1 || fail "up"
 	python3 -c '
 import http.server
