@@ -39,8 +39,8 @@ t0=$(date +%s.%N)
 echo "servers (postgres, rabbitmq, s3rver) started in $(echo "$(date +%s.%N) - $t0" | bc | cut -c1-5) s" >&2
 # The test servers run Postgres with fsync, synchronous_commit and
 # full_page_writes off (scripts/servers.sh); no user's server does. The
-# Postgres rows are measured on both: that cluster, and a second one with
-# PostgreSQL's defaults ("durable").
+# Postgres rows are measured on that cluster, on a second one with
+# PostgreSQL's defaults ("durable") and on a third in /dev/shm (MEM).
 PG_DURABLE=1 "$ROOT/scripts/servers.sh" start "$WORK/durable" postgres >"$WORK/env.durable"
 set -a
 # shellcheck source=/dev/null
@@ -60,11 +60,22 @@ clone_alone() {
 	done | psql -X -q -h "$1" -p "$2" -U taskenv_admin -d postgres | awk '/^Time:/ {printf "%s%s", $2, (++n % 2 ? " " : "\n")}'
 }
 row() { printf '%-34s %14s %14s\n' "$1" "$(awk '{print $1}' "$2" | median)" "$(awk '{print $2}' "$2" | median)"; }
+# The schema and template rows, and the clone alone, on the further cluster
+# whose servers.sh lines are in the file ENV, labelled "(LABEL)".
+pg_rows() {
+	local env=$1 label=$2 url sock port k
+	url=$(sed -n 's/^PG_ADMIN_URL=//p' "$env")
+	sock=$(sed -n 's/^PG_SOCKET_DIR=//p' "$env")
+	port=$(sed -n 's/^PG_PORT=//p' "$env")
+	make_template "$sock" "$port"
+	for k in schema template; do
+		PG_ADMIN_URL=$url "$BUILD/drv_bench" "$k" "$RUNS" | awk '{print $2, $3}' >"$env.$k.txt"
+		row "$k ($label)" "$env.$k.txt"
+	done
+	clone_alone "$sock" "$port" >"$env.alone.txt"
+	row "  CREATE/DROP DATABASE alone (psql)" "$env.alone.txt"
+}
 make_template "$PG_SOCKET_DIR" "$PG_PORT"
-DURABLE_URL=$(sed -n 's/^PG_ADMIN_URL=//p' "$WORK/env.durable")
-DURABLE_SOCK=$(sed -n 's/^PG_SOCKET_DIR=//p' "$WORK/env.durable")
-DURABLE_PORT=$(sed -n 's/^PG_PORT=//p' "$WORK/env.durable")
-make_template "$DURABLE_SOCK" "$DURABLE_PORT"
 
 printf '%-34s %14s %14s\n' "per task ($RUNS runs, medians)" "provision ms" "teardown ms"
 for k in schema template vhost bucket; do
@@ -73,24 +84,10 @@ for k in schema template vhost bucket; do
 done
 clone_alone "$PG_SOCKET_DIR" "$PG_PORT" >"$WORK/alone.txt"
 row "  CREATE/DROP DATABASE alone (psql)" "$WORK/alone.txt"
-for k in schema template; do
-	PG_ADMIN_URL=$DURABLE_URL "$BUILD/drv_bench" "$k" "$RUNS" | awk '{print $2, $3}' >"$WORK/d-$k.txt"
-	row "$k (durable server)" "$WORK/d-$k.txt"
-done
-clone_alone "$DURABLE_SOCK" "$DURABLE_PORT" >"$WORK/d-alone.txt"
-row "  CREATE/DROP DATABASE alone (psql)" "$WORK/d-alone.txt"
+pg_rows "$WORK/env.durable" "durable server"
 if [ -n "$MEM" ]; then
 	"$ROOT/scripts/servers.sh" start "$MEM/servers" postgres >"$WORK/env.mem"
-	MEM_SOCK=$(sed -n 's/^PG_SOCKET_DIR=//p' "$WORK/env.mem")
-	MEM_PORT=$(sed -n 's/^PG_PORT=//p' "$WORK/env.mem")
-	make_template "$MEM_SOCK" "$MEM_PORT"
-	for k in schema template; do
-		PG_ADMIN_URL=$(sed -n 's/^PG_ADMIN_URL=//p' "$WORK/env.mem") "$BUILD/drv_bench" "$k" "$RUNS" |
-			awk '{print $2, $3}' >"$WORK/m-$k.txt"
-		row "$k (cluster in /dev/shm)" "$WORK/m-$k.txt"
-	done
-	clone_alone "$MEM_SOCK" "$MEM_PORT" >"$WORK/m-alone.txt"
-	row "  CREATE/DROP DATABASE alone (psql)" "$WORK/m-alone.txt"
+	pg_rows "$WORK/env.mem" "cluster in /dev/shm"
 fi
 
 # A fresh Postgres container per task, for comparison.
