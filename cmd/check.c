@@ -1,7 +1,7 @@
 /* taskenv check: the policy verdict on a Compose file, without an engine. */
 #include "cmd/cmd.h"
-#include "services/compose.h"
-#include "services/policy.h"
+#include "services/model/compose.h"
+#include "services/model/policy.h"
 #include "common/mem.h"
 
 #define TE_WITH_CJSON

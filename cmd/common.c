@@ -3,8 +3,8 @@
 #include "engine/engine.h"
 #include "services/settings.h"
 #include "common/mem.h"
-#include "services/compose.h"
-#include "services/load.h"
+#include "services/model/compose.h"
+#include "services/model/load.h"
 
 #include <stdarg.h>
 #include <stdio.h>

@@ -1,9 +1,9 @@
 /* taskenv config: the resolved model with the names taskenv will create. */
 #include "cmd/cmd.h"
-#include "services/compose.h"
-#include "services/config.h"
-#include "services/policy.h"
-#include "services/task.h"
+#include "services/model/compose.h"
+#include "services/model/config.h"
+#include "services/model/policy.h"
+#include "services/model/task.h"
 #include "common/mem.h"
 
 #define TE_WITH_CJSON

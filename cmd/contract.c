@@ -1,6 +1,6 @@
 /* taskenv contract: the six boundaries of a task, with their evidence. */
 #include "cmd/cmd.h"
-#include "services/contract.h"
+#include "services/contract/contract.h"
 #include "common/mem.h"
 
 #define TE_WITH_CJSON

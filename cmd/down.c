@@ -1,6 +1,6 @@
 /* taskenv down: remove what the ledger says the task owns. */
 #include "cmd/cmd.h"
-#include "services/teardown.h"
+#include "services/lifecycle/teardown.h"
 #include "state/ledger.h"
 #include "common/mem.h"
 

@@ -1,7 +1,7 @@
 /* taskenv env: the task's variables as shell-evaluable lines. */
 #include "cmd/cmd.h"
-#include "services/status.h"
-#include "services/task.h"
+#include "services/lifecycle/status.h"
+#include "services/model/task.h"
 #include "common/mem.h"
 
 #define TE_WITH_CJSON

@@ -1,6 +1,6 @@
 /* taskenv events: the task's audit trail (every ledger change). */
 #include "cmd/cmd.h"
-#include "services/contract.h"
+#include "services/contract/contract.h"
 #include "common/mem.h"
 
 #define TE_WITH_CJSON

@@ -1,6 +1,6 @@
 /* taskenv evidence: write the promotion package for a reviewer. */
 #include "cmd/cmd.h"
-#include "services/evidence.h"
+#include "services/contract/evidence.h"
 #include "common/mem.h"
 
 #include <getopt.h>

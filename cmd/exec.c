@@ -2,7 +2,7 @@
  * Engine exec API; the command's exit status is ours. */
 #include "cmd/cmd.h"
 #include "engine/stream.h"
-#include "services/ops.h"
+#include "services/lifecycle/ops.h"
 #include "common/mem.h"
 
 #include <errno.h>

@@ -1,6 +1,6 @@
 /* taskenv gc: remove expired tasks and orphaned objects of this ledger. */
 #include "cmd/cmd.h"
-#include "services/gc.h"
+#include "services/lifecycle/gc.h"
 #include "state/ledger.h"
 
 #include <errno.h>

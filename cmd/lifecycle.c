@@ -1,7 +1,7 @@
 /* taskenv stop / start / restart: the same containers, so host ports and
  * volumes are kept (docker compose stop/start/restart). */
 #include "cmd/cmd.h"
-#include "services/ops.h"
+#include "services/lifecycle/ops.h"
 #include "common/mem.h"
 
 #include <errno.h>

@@ -2,7 +2,7 @@
  * several containers at once, optionally followed. */
 #include "cmd/cmd.h"
 #include "engine/stream.h"
-#include "services/ops.h"
+#include "services/lifecycle/ops.h"
 #include "common/mem.h"
 
 #include <errno.h>

@@ -1,7 +1,7 @@
 /* taskenv ps: tasks at a glance, or one task's resources in detail. */
 #include "cmd/cmd.h"
 #include "engine/engine.h"
-#include "services/status.h"
+#include "services/lifecycle/status.h"
 #include "state/ledger.h"
 #include "common/mem.h"
 

@@ -1,6 +1,6 @@
 /* taskenv retain: keep a task (stopped) for inspection until a deadline. */
 #include "cmd/cmd.h"
-#include "services/retain.h"
+#include "services/lifecycle/retain.h"
 #include "common/duration.h"
 #include "common/mem.h"
 

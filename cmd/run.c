@@ -1,6 +1,6 @@
 /* taskenv run: a one-off container of a service, recorded in the ledger. */
 #include "cmd/cmd.h"
-#include "services/ops.h"
+#include "services/lifecycle/ops.h"
 #include "common/mem.h"
 
 #include <getopt.h>

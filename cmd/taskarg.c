@@ -1,6 +1,6 @@
 /* Helpers of the verbs that act on one existing task. */
 #include "cmd/cmd.h"
-#include "services/task.h"
+#include "services/model/task.h"
 #include "state/ledger.h"
 #include "common/mem.h"
 

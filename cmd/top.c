@@ -1,7 +1,7 @@
 /* taskenv top: the processes in each of the task's containers. */
 #include "cmd/cmd.h"
 #include "engine/stream.h"
-#include "services/ops.h"
+#include "services/lifecycle/ops.h"
 #include "common/mem.h"
 
 #define TE_WITH_CJSON

@@ -1,12 +1,12 @@
 /* taskenv up: load the Compose file, check the policy, then create and
  * start the task. */
 #include "cmd/cmd.h"
-#include "services/apply.h"
-#include "services/compose.h"
-#include "services/load.h"
-#include "services/policy.h"
-#include "services/task.h"
-#include "services/worktree.h"
+#include "services/lifecycle/apply.h"
+#include "services/model/compose.h"
+#include "services/model/load.h"
+#include "services/model/policy.h"
+#include "services/model/task.h"
+#include "services/contract/worktree.h"
 #include "state/ledger.h"
 #include "common/duration.h"
 #include "common/mem.h"

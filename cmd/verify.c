@@ -1,6 +1,6 @@
 /* taskenv verify: probe that the task's contract holds. */
 #include "cmd/cmd.h"
-#include "services/verify.h"
+#include "services/contract/verify.h"
 #include "common/mem.h"
 
 #define TE_WITH_CJSON

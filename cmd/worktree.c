@@ -1,8 +1,8 @@
 /* taskenv worktree add|remove: the task's source boundary (a git worktree
  * on its own branch), made and removed with the git program. */
 #include "cmd/cmd.h"
-#include "services/task.h"
-#include "services/worktree.h"
+#include "services/model/task.h"
+#include "services/contract/worktree.h"
 #include "state/ledger.h"
 #include "common/mem.h"
 

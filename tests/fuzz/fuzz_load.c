@@ -6,10 +6,10 @@
  * is a libFuzzer target. Built without it (FUZZ_REPLAY) it is a corpus
  * replayer: `fuzz_load_replay FILE|DIR...` runs every file given, and every
  * compose*.yaml / *.yml below a directory, once (ctest label fuzz). */
-#include "services/compose.h"
-#include "services/config.h"
-#include "services/load.h"
-#include "services/policy.h"
+#include "services/model/compose.h"
+#include "services/model/config.h"
+#include "services/model/load.h"
+#include "services/model/policy.h"
 #include "common/err.h"
 #include "common/mem.h"
 

@@ -9,7 +9,7 @@
 
 #include "common/err.h"
 #include "common/mem.h"
-#include "services/context.h"
+#include "services/lifecycle/context.h"
 
 #include <archive.h>
 #include <archive_entry.h>

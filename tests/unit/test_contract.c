@@ -14,8 +14,8 @@
 
 #include "common/cleanup.h"
 #include "common/mem.h"
-#include "services/contract.h"
-#include "services/worktree.h"
+#include "services/contract/contract.h"
+#include "services/contract/worktree.h"
 
 static void test_path_exposes(void **state)
 {

@@ -8,7 +8,7 @@
 
 #include "common/err.h"
 #include "common/mem.h"
-#include "services/interp.h"
+#include "services/model/interp.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -10,8 +10,8 @@
 #include "common/buf.h"
 #include "common/err.h"
 #include "common/mem.h"
-#include "services/compose.h"
-#include "services/load.h"
+#include "services/model/compose.h"
+#include "services/model/load.h"
 
 #include <limits.h>
 #include <stdio.h>

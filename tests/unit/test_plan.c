@@ -9,9 +9,9 @@
 
 #include "common/err.h"
 #include "common/mem.h"
-#include "services/compose.h"
-#include "services/plan.h"
-#include "services/load.h"
+#include "services/model/compose.h"
+#include "services/model/plan.h"
+#include "services/model/load.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -11,9 +11,9 @@
 
 #include "common/err.h"
 #include "common/mem.h"
-#include "services/compose.h"
-#include "services/load.h"
-#include "services/policy.h"
+#include "services/model/compose.h"
+#include "services/model/load.h"
+#include "services/model/policy.h"
 
 #include <limits.h>
 #include <stdio.h>

@@ -12,8 +12,8 @@
 #include "common/mem.h"
 #include "drivers/driver.h"
 #include "drivers/http.h"
-#include "services/compose.h"
-#include "services/load.h"
+#include "services/model/compose.h"
+#include "services/model/load.h"
 
 #include <limits.h>
 #include <stdio.h>

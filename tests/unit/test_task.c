@@ -8,7 +8,7 @@
 
 #include "common/err.h"
 #include "common/mem.h"
-#include "services/task.h"
+#include "services/model/task.h"
 
 #include <limits.h>
 #include <stdio.h>

@@ -1,0 +1,111 @@
+#include "services/contract/snapshot.h"
+#include "engine/engine.h"
+#include "common/err.h"
+#include "common/mem.h"
+
+#define TE_WITH_CJSON
+#include "common/cleanup.h"
+
+#include <string.h>
+
+const char *svc_json_str(const cJSON *o, const char *k1, const char *k2)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k1);
+
+	if (k2)
+		v = cJSON_GetObjectItemCaseSensitive(v, k2);
+	return cJSON_GetStringValue(v) ?: "";
+}
+
+static int inspect(struct engine *e, const struct state_resource *r, cJSON **obj, struct te_err *err)
+{
+	const char *id = r->engine_id ? r->engine_id : r->name;
+
+	if (strcmp(r->kind, "container") == 0)
+		return engine_container_inspect(e, id, obj, err);
+	if (strcmp(r->kind, "network") == 0)
+		return engine_network_inspect(e, id, obj, err);
+	return engine_volume_inspect(e, r->name, obj, err);
+}
+
+static cJSON *target(struct svc_snapshot *s, const char *kind)
+{
+	if (strcmp(kind, "container") == 0)
+		return s->containers;
+	if (strcmp(kind, "network") == 0)
+		return s->networks;
+	if (strcmp(kind, "volume") == 0)
+		return s->volumes;
+	return NULL; /* driver resources (postgres, ...) are not engine objects */
+}
+
+static int add_entry(struct engine *e, struct svc_snapshot *s, size_t i, struct te_err *err)
+{
+	cJSON *arr = target(s, s->res[i].kind), *entry, *img = NULL;
+	cJSON *obj = NULL;
+
+	if (!arr)
+		return 0;
+	entry = cJSON_CreateObject();
+	cJSON_AddNumberToObject(entry, "resource", (double)i);
+	cJSON_AddItemToArray(arr, entry);
+	if (inspect(e, &s->res[i], &obj, err) < 0)
+		return err->code == TE_E_NOTFOUND ? (te_err_clear(err), 0) : -1;
+	cJSON_AddItemToObject(entry, "inspect", obj);
+	if (arr == s->containers && engine_image_inspect(e, svc_json_str(obj, "Image", NULL), &img, err) == 0)
+		cJSON_AddItemToObject(entry, "image", img);
+	te_err_clear(err);
+	return 0;
+}
+
+int svc_snapshot_take(struct engine *e, struct ledger *l, const char *task, struct svc_snapshot *s,
+		      struct te_err *err)
+{
+	memset(s, 0, sizeof(*s));
+	s->task = task;
+	s->containers = cJSON_CreateArray();
+	s->networks = cJSON_CreateArray();
+	s->volumes = cJSON_CreateArray();
+	if (state_task_get(l, task, &s->row, err) < 0)
+		return -1;
+	if (state_worktree_get(l, task, &s->wt, err) == 0)
+		s->has_wt = true;
+	else if (err->code != TE_E_NOTFOUND)
+		return -1;
+	te_err_clear(err);
+	if (state_resource_list(l, task, false, &s->res, &s->n_res, err) < 0 ||
+	    state_port_list(l, task, &s->ports, &s->n_ports, err) < 0)
+		return -1;
+	for (size_t i = 0; i < s->n_res; i++)
+		if (add_entry(e, s, i, err) < 0)
+			return -1;
+	return 0;
+}
+
+void svc_snapshot_release(struct svc_snapshot *s)
+{
+	state_task_release(&s->row);
+	state_resources_free(s->res, s->n_res);
+	state_ports_free(s->ports, s->n_ports);
+	state_worktree_release(&s->wt);
+	cJSON_Delete(s->containers);
+	cJSON_Delete(s->networks);
+	cJSON_Delete(s->volumes);
+	memset(s, 0, sizeof(*s));
+}
+
+const char *svc_snapshot_source_dir(const struct svc_snapshot *s)
+{
+	return s->has_wt ? s->wt.path : s->row.project_dir;
+}
+
+const cJSON *svc_inspect_ports(const cJSON *inspect)
+{
+	const cJSON *live = cJSON_GetObjectItem(cJSON_GetObjectItem(inspect, "NetworkSettings"), "Ports");
+	const cJSON *p;
+
+	cJSON_ArrayForEach (p, live)
+		if (cJSON_GetArraySize(p) > 0)
+			return live;
+	return cJSON_GetObjectItem(cJSON_GetObjectItem(inspect, "HostConfig"), "PortBindings");
+}

@@ -1,0 +1,539 @@
+#include "services/contract/verify.h"
+#include "services/lifecycle/drvrun.h"
+#include "drivers/postgres.h"
+#include "services/contract/contract.h"
+#include "services/contract/snapshot.h"
+#include "engine/engine.h"
+#include "engine/exec_probe.h"
+#include "common/buf.h"
+#include "common/err.h"
+#include "common/mem.h"
+
+#define TE_WITH_CJSON
+#include "common/cleanup.h"
+
+#include <limits.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct verify {
+	struct engine *e;
+	struct svc_snapshot s;
+	cJSON *live;	/* [{"name","row" (index or -1),"inspect"}] every container of the task */
+	cJSON *results; /* the output array */
+	int failed;
+};
+
+static void result(struct verify *v, const char *check, const char *subject, const char *res, const char *fmt,
+		   ...) __attribute__((format(printf, 5, 6)));
+
+static void result(struct verify *v, const char *check, const char *subject, const char *res, const char *fmt,
+		   ...)
+{
+	cJSON *o = cJSON_CreateObject();
+	te_autofree char *ev = NULL;
+	va_list ap;
+
+	va_start(ap, fmt);
+	ev = xvasprintf(fmt, ap);
+	va_end(ap);
+	cJSON_AddStringToObject(o, "check", check);
+	cJSON_AddStringToObject(o, "subject", subject);
+	cJSON_AddStringToObject(o, "result", res);
+	cJSON_AddStringToObject(o, "evidence", ev);
+	cJSON_AddItemToArray(v->results, o);
+	if (strcmp(res, SVC_VERIFY_FAIL) == 0)
+		v->failed++;
+}
+
+static const char *name_of(const cJSON *obj)
+{
+	const char *n = svc_json_str(obj, "Name", NULL);
+
+	return *n == '/' ? n + 1 : n;
+}
+
+/* ---- ledger and engine agree ---- */
+
+static bool recorded(const struct svc_snapshot *s, const char *kind, const char *name)
+{
+	for (size_t i = 0; i < s->n_res; i++)
+		if (strcmp(s->res[i].kind, kind) == 0 && strcmp(s->res[i].name, name) == 0)
+			return true;
+	return false;
+}
+
+static void check_recorded(struct verify *v, const cJSON *entries, const char *kind, int *present)
+{
+	const cJSON *it;
+
+	cJSON_ArrayForEach (it, entries) {
+		const struct state_resource *r = &v->s.res[cJSON_GetObjectItem(it, "resource")->valueint];
+
+		if (cJSON_GetObjectItem(it, "inspect"))
+			(*present)++;
+		else
+			result(v, "ledger-engine", r->name, SVC_VERIFY_FAIL,
+			       "recorded %s (ledger state %s) is missing from the engine", kind, r->state);
+	}
+}
+
+static const char *listed_name(const char *kind, const cJSON *o)
+{
+	if (strcmp(kind, "container") == 0) {
+		const char *n = cJSON_GetStringValue(cJSON_GetArrayItem(cJSON_GetObjectItem(o, "Names"), 0));
+
+		return n ? (*n == '/' ? n + 1 : n) : "";
+	}
+	return svc_json_str(o, "Name", NULL);
+}
+
+static int check_unrecorded(struct verify *v, const char *kind, const char *label, struct te_err *err)
+{
+	te_autojson cJSON *list = NULL;
+	const cJSON *o;
+	int rc = strcmp(kind, "container") == 0 ? engine_container_list(v->e, label, &list, err)
+		 : strcmp(kind, "network") == 0 ? engine_network_list(v->e, label, &list, err)
+						: engine_volume_list(v->e, label, &list, err);
+
+	if (rc < 0)
+		return -1;
+	cJSON_ArrayForEach (o, list) {
+		const char *n = listed_name(kind, o);
+
+		if (!recorded(&v->s, kind, n))
+			result(v, "ledger-engine", n, SVC_VERIFY_FAIL,
+			       "%s carries label %s but the ledger has no row for it", kind, label);
+	}
+	return 0;
+}
+
+static int check_ledger_engine(struct verify *v, struct te_err *err)
+{
+	te_autofree char *label = xasprintf("io.taskenv.task=%s", v->s.task);
+	int present = 0, before = v->failed;
+
+	check_recorded(v, v->s.containers, "container", &present);
+	check_recorded(v, v->s.networks, "network", &present);
+	check_recorded(v, v->s.volumes, "volume", &present);
+	if (check_unrecorded(v, "container", label, err) < 0 ||
+	    check_unrecorded(v, "network", label, err) < 0 || check_unrecorded(v, "volume", label, err) < 0)
+		return -1;
+	if (v->failed == before)
+		result(v, "ledger-engine", v->s.task, SVC_VERIFY_PASS,
+		       "%d recorded objects present on the engine; none unrecorded with label %s", present,
+		       label);
+	return 0;
+}
+
+/* ---- every container of the task: the ledger's and any labelled ---- */
+
+static void add_live(struct verify *v, const char *name, int row, const cJSON *insp)
+{
+	cJSON *o = cJSON_CreateObject();
+
+	cJSON_AddStringToObject(o, "name", name);
+	cJSON_AddNumberToObject(o, "row", row);
+	cJSON_AddItemToObject(o, "inspect", cJSON_Duplicate(insp, 1));
+	cJSON_AddItemToArray(v->live, o);
+}
+
+static int collect_live(struct verify *v, struct te_err *err)
+{
+	te_autofree char *label = xasprintf("io.taskenv.task=%s", v->s.task);
+	te_autojson cJSON *list = NULL;
+	const cJSON *it;
+
+	cJSON_ArrayForEach (it, v->s.containers) {
+		const cJSON *insp = cJSON_GetObjectItem(it, "inspect");
+		int row = cJSON_GetObjectItem(it, "resource")->valueint;
+
+		if (insp)
+			add_live(v, v->s.res[row].name, row, insp);
+	}
+	if (engine_container_list(v->e, label, &list, err) < 0)
+		return -1;
+	cJSON_ArrayForEach (it, list) {
+		te_autojson cJSON *insp = NULL;
+		const char *n = listed_name("container", it);
+
+		if (recorded(&v->s, "container", n))
+			continue;
+		if (engine_container_inspect(v->e, svc_json_str(it, "Id", NULL), &insp, err) < 0)
+			return -1;
+		add_live(v, n, -1, insp);
+	}
+	return 0;
+}
+
+/* ---- ports ---- */
+
+static int ledger_port(const struct svc_snapshot *s, const char *service, int cport, const char *proto)
+{
+	for (size_t i = 0; service && i < s->n_ports; i++)
+		if (strcmp(s->ports[i].service, service) == 0 && s->ports[i].container_port == cport &&
+		    strcmp(s->ports[i].proto, proto) == 0)
+			return s->ports[i].host_port;
+	return 0;
+}
+
+static void check_binding(struct verify *v, const char *name, const char *service, const char *key,
+			  const cJSON *b)
+{
+	const char *ip = svc_json_str(b, "HostIp", NULL), *slash = strchr(key, '/');
+	int host = (int)strtol(svc_json_str(b, "HostPort", NULL), NULL, 10);
+	int cport = (int)strtol(key, NULL, 10);
+	int want = ledger_port(&v->s, service, cport, slash ? slash + 1 : "tcp");
+	te_autofree char *subj = xasprintf("%s %s", name, key);
+
+	if (strcmp(ip, "127.0.0.1") != 0)
+		result(v, "ports", subj, SVC_VERIFY_FAIL, "published on '%s:%d', not on 127.0.0.1 only",
+		       *ip ? ip : "0.0.0.0", host);
+	else if (want != host)
+		result(v, "ports", subj, SVC_VERIFY_FAIL, "engine binds 127.0.0.1:%d, the ledger says %d",
+		       host, want);
+	else
+		result(v, "ports", subj, SVC_VERIFY_PASS, "127.0.0.1:%d, equal to the ledger's port", host);
+}
+
+static void check_ports(struct verify *v)
+{
+	const cJSON *c, *p, *b;
+
+	cJSON_ArrayForEach (c, v->live) {
+		int row = cJSON_GetObjectItem(c, "row")->valueint;
+		const char *svc = row >= 0 ? v->s.res[row].service : NULL;
+		const cJSON *insp = cJSON_GetObjectItem(c, "inspect");
+
+		cJSON_ArrayForEach (p, svc_inspect_ports(insp))
+			cJSON_ArrayForEach (b, p)
+				check_binding(v, name_of(insp), svc, p->string, b);
+	}
+}
+
+/* ---- mounts ---- */
+
+static bool declared(const struct state_resource *r, const char *source, const char *target)
+{
+	te_autojson cJSON *d = r && r->detail ? cJSON_Parse(r->detail) : NULL;
+	const cJSON *m;
+	char real[PATH_MAX];
+
+	cJSON_ArrayForEach (m, cJSON_GetObjectItem(d, "declared_mounts")) {
+		const char *src = svc_json_str(m, "source", NULL);
+
+		if (strcmp(svc_json_str(m, "target", NULL), target) != 0)
+			continue;
+		if (strcmp(src, source) == 0 || (realpath(src, real) && strcmp(real, source) == 0))
+			return true;
+	}
+	return false;
+}
+
+static const char *exposed(char *const *absent, const char *source)
+{
+	for (size_t i = 0; absent && absent[i]; i++)
+		if (svc_path_exposes(source, absent[i]))
+			return absent[i];
+	return NULL;
+}
+
+static void check_mount(struct verify *v, const char *cname, const struct state_resource *r, const cJSON *m,
+			char *const *absent)
+{
+	const char *src = svc_json_str(m, "Source", NULL), *dst = svc_json_str(m, "Destination", NULL);
+	const char *bad = exposed(absent, src);
+	te_autofree char *subj = xasprintf("%s %s", cname, dst);
+
+	if (strcmp(svc_json_str(m, "Type", NULL), "bind") != 0)
+		return;
+	if (bad)
+		result(v, "mounts", subj, SVC_VERIFY_FAIL, "host path '%s' exposes '%s'", src, bad);
+	else if (!declared(r, src, dst))
+		result(v, "mounts", subj, SVC_VERIFY_FAIL,
+		       "host path '%s' is mounted but the Compose file did not declare it", src);
+	else
+		result(v, "mounts", subj, SVC_VERIFY_PASS, "host path '%s' (%s) is declared", src,
+		       cJSON_IsTrue(cJSON_GetObjectItem(m, "RW")) ? "rw" : "ro");
+}
+
+static void check_mounts(struct verify *v)
+{
+	te_autostrv char **absent = svc_contract_absent_paths(v->s.row.engine);
+	const cJSON *c, *m;
+	int binds = 0, before = v->failed;
+
+	cJSON_ArrayForEach (c, v->live) {
+		int row = cJSON_GetObjectItem(c, "row")->valueint;
+		const cJSON *insp = cJSON_GetObjectItem(c, "inspect");
+
+		cJSON_ArrayForEach (m, cJSON_GetObjectItem(insp, "Mounts")) {
+			binds += strcmp(svc_json_str(m, "Type", NULL), "bind") == 0;
+			check_mount(v, name_of(insp), row >= 0 ? &v->s.res[row] : NULL, m, absent);
+		}
+	}
+	if (binds == 0 && v->failed == before)
+		result(v, "mounts", v->s.task, SVC_VERIFY_PASS,
+		       "no host path is bind-mounted into any container");
+}
+
+/* ---- inside the containers ---- */
+
+/* Run `sh -c SCRIPT` in CONTAINER: 0 with *out (owned, trimmed) when it
+ * exited 0; 1 when the image lacks what the probe needs (no sh, exit
+ * 126/127, or the script's own exit 3 for "file not there"); -1 when the
+ * engine is unreachable. */
+static int probe(struct verify *v, const char *container, const char *script, char **out, struct te_err *err)
+{
+	char *argv[] = {"sh", "-c", (char *)script, NULL};
+	te_autobuf struct te_buf b = TE_BUF_INIT(ENGINE_PROBE_OUTPUT_MAX);
+	int code = -1;
+
+	*out = NULL;
+	if (engine_exec_probe(v->e, container, argv, &code, &b, err) < 0) {
+		if (err->code == TE_E_UNREACHABLE)
+			return -1;
+		*out = xstrdup(err->msg);
+		te_err_clear(err);
+		return 1;
+	}
+	while (b.len && strchr("\r\n ", b.data[b.len - 1]))
+		b.data[--b.len] = '\0';
+	*out = te_buf_detach(&b);
+	return code == 0 ? 0 : 1;
+}
+
+static char *socket_script(const char *engine_socket)
+{
+	return xasprintf("for p in /var/run/docker.sock /run/docker.sock /run/podman/podman.sock "
+			 "/var/run/podman/podman.sock /run/user/*/podman/podman.sock /run/user/*/docker.sock "
+			 "'%s'; do [ -S \"$p\" ] && echo \"$p\"; done; exit 0",
+			 engine_socket ? engine_socket : "/var/run/docker.sock");
+}
+
+static int check_socket(struct verify *v, const char *name, struct te_err *err)
+{
+	te_autofree char *script = socket_script(v->s.row.engine);
+	te_autofree char *out = NULL;
+	int rc = probe(v, name, script, &out, err);
+
+	if (rc < 0)
+		return -1;
+	if (rc > 0)
+		result(v, "engine-socket", name, SVC_VERIFY_NV, "not verifiable in this image (%s)", out);
+	else if (*out)
+		result(v, "engine-socket", name, SVC_VERIFY_FAIL, "engine socket reachable inside: %s", out);
+	else
+		result(v, "engine-socket", name, SVC_VERIFY_PASS,
+		       "test -S finds no engine socket at the usual paths nor at the engine's own");
+	return 0;
+}
+
+/* cgroup v2 value ("max" or bytes) vs the engine's (0 = unlimited). */
+static bool limit_matches(const char *cgroup, double engine)
+{
+	double v;
+
+	if (engine <= 0)
+		return strcmp(cgroup, "max") == 0 || strtod(cgroup, NULL) >= 9.0e18;
+	v = strtod(cgroup, NULL);
+	return v == engine;
+}
+
+static int check_limit(struct verify *v, const char *name, const cJSON *hc, const char *what,
+		       const char *field, const char *script, struct te_err *err)
+{
+	te_autofree char *out = NULL;
+	const cJSON *f = cJSON_GetObjectItem(hc, field);
+	double want = cJSON_IsNumber(f) ? f->valuedouble : 0;
+	te_autofree char *subj = xasprintf("%s %s", name, what);
+	int rc = probe(v, name, script, &out, err);
+
+	if (rc < 0)
+		return -1;
+	if (rc > 0 || !*out)
+		result(v, "limits", subj, SVC_VERIFY_NV,
+		       "not verifiable in this image (cgroup file unreadable)");
+	else if (limit_matches(out, want))
+		result(v, "limits", subj, SVC_VERIFY_PASS, "engine HostConfig.%s=%.0f, cgroup says %s", field,
+		       want, out);
+	else
+		result(v, "limits", subj, SVC_VERIFY_FAIL, "engine HostConfig.%s=%.0f but cgroup says %s",
+		       field, want, out);
+	return 0;
+}
+
+static int check_inside(struct verify *v, struct te_err *err)
+{
+	static const char mem[] = "cat /sys/fs/cgroup/memory.max 2>/dev/null || "
+				  "cat /sys/fs/cgroup/memory/memory.limit_in_bytes 2>/dev/null || exit 3";
+	static const char pids[] = "cat /sys/fs/cgroup/pids.max 2>/dev/null || "
+				   "cat /sys/fs/cgroup/pids/pids.max 2>/dev/null || exit 3";
+	const cJSON *c;
+
+	cJSON_ArrayForEach (c, v->live) {
+		const cJSON *insp = cJSON_GetObjectItem(c, "inspect");
+		const cJSON *hc = cJSON_GetObjectItem(insp, "HostConfig");
+		const char *name = name_of(insp);
+
+		if (!cJSON_IsTrue(cJSON_GetObjectItem(cJSON_GetObjectItem(insp, "State"), "Running"))) {
+			result(v, "engine-socket", name, SVC_VERIFY_NV, "container is not running");
+			continue;
+		}
+		if (check_socket(v, name, err) < 0 ||
+		    check_limit(v, name, hc, "memory", "Memory", mem, err) < 0 ||
+		    check_limit(v, name, hc, "pids", "PidsLimit", pids, err) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* ---- egress and credentials ---- */
+
+static void check_egress(struct verify *v)
+{
+	const cJSON *n;
+
+	cJSON_ArrayForEach (n, v->s.networks) {
+		const cJSON *insp = cJSON_GetObjectItem(n, "inspect");
+
+		if (insp && cJSON_IsTrue(cJSON_GetObjectItem(insp, "Internal")))
+			result(v, "egress", svc_json_str(insp, "Name", NULL), SVC_VERIFY_PASS,
+			       "network is internal (engine .Internal=true): no route out");
+	}
+}
+
+/* The drivers' hook: each driver that issues task-scoped credentials adds a
+ * probe here that logs in with this task's credentials against every other
+ * task's resources of that driver and expects a rejection ("credentials"
+ * check, one line per pair). Until drivers are present there is nothing to
+ * probe, and the line says so. */
+static bool cross_kind(const char *kind)
+{
+	return strcmp(kind, "postgres-schema") == 0 || strcmp(kind, "postgres-database") == 0;
+}
+
+/* URL with this task's own credentials probing every schema and database
+ * another task of this ledger holds: any that it may use is a FAIL. */
+static void probe_others(struct verify *v, struct ledger *l, const char *key, const char *url)
+{
+	struct state_task *tasks = NULL;
+	struct te_err err = {0};
+	size_t nt = 0, checked = 0;
+	bool ok = true;
+
+	if (!url || state_task_list(l, &tasks, &nt, &err) < 0) {
+		result(v, "credentials", key, SVC_VERIFY_NV, "no url for the resource, or ledger: %s",
+		       err.msg);
+		return;
+	}
+	for (size_t t = 0; t < nt; t++) {
+		struct state_resource *rows = NULL;
+		size_t n = 0;
+
+		if (strcmp(tasks[t].name, v->s.task) == 0 ||
+		    state_resource_list(l, tasks[t].name, false, &rows, &n, &err) < 0)
+			continue;
+		for (size_t i = 0; i < n; i++) {
+			bool allowed = false;
+
+			if (!cross_kind(rows[i].kind))
+				continue;
+			if (drv_pg_may_use(url, rows[i].kind, rows[i].name, &allowed, &err) < 0) {
+				result(v, "credentials", key, SVC_VERIFY_NV, "%s", err.msg);
+				continue;
+			}
+			checked++;
+			if (allowed) {
+				ok = false;
+				result(v, "credentials", key, SVC_VERIFY_FAIL,
+				       "task '%s' may use %s '%s' of task '%s'", v->s.task, rows[i].kind,
+				       rows[i].name, tasks[t].name);
+			}
+		}
+		state_resources_free(rows, n);
+	}
+	state_tasks_free(tasks, nt);
+	if (ok)
+		result(v, "credentials", key, SVC_VERIFY_PASS,
+		       "rejected by %zu schema/database object(s) of other tasks (has_*_privilege as the "
+		       "task's role)",
+		       checked);
+}
+
+/* Each postgres resource of the task, probed with its own credentials.
+ * RabbitMQ users carry no management tag and s3rver has one identity for
+ * everyone, so those are reported as not verifiable from here. */
+static void check_credentials(struct verify *v, struct ledger *l)
+{
+	size_t other = 0;
+
+	for (size_t i = 0; i < v->s.n_res; i++) {
+		const struct state_resource *r = &v->s.res[i];
+		struct te_err err = {0};
+		te_autojson cJSON *d = NULL;
+
+		if (strcmp(r->kind, "postgres-role") != 0) {
+			other += strncmp(r->kind, "rabbitmq-", 9) == 0 || strncmp(r->kind, "s3-", 3) == 0;
+			continue;
+		}
+		d = svc_driver_describe(l, v->s.task, r->kind, r->service, &err);
+		if (!d) {
+			result(v, "credentials", r->service, SVC_VERIFY_NV, "%s", err.msg);
+			continue;
+		}
+		probe_others(v, l, r->service, cJSON_GetStringValue(cJSON_GetObjectItem(d, "url")));
+	}
+	if (other)
+		result(v, "credentials", v->s.task, SVC_VERIFY_NV,
+		       "%zu rabbitmq/s3 object(s): no cross-task probe from the host for these drivers",
+		       other);
+}
+
+int svc_verify(struct engine *e, struct ledger *l, const char *task, cJSON **out, int *failed,
+	       struct te_err *err)
+{
+	struct verify v = {.e = e};
+	int rc = -1;
+
+	*out = NULL;
+	v.live = cJSON_CreateArray();
+	v.results = cJSON_CreateArray();
+	if (svc_snapshot_take(e, l, task, &v.s, err) == 0 && check_ledger_engine(&v, err) == 0 &&
+	    collect_live(&v, err) == 0) {
+		check_ports(&v);
+		check_mounts(&v);
+		if (check_inside(&v, err) == 0) {
+			check_egress(&v);
+			check_credentials(&v, l);
+			rc = 0;
+		}
+	}
+	svc_snapshot_release(&v.s);
+	cJSON_Delete(v.live);
+	if (rc < 0) {
+		cJSON_Delete(v.results);
+		return -1;
+	}
+	*out = v.results;
+	*failed = v.failed;
+	return 0;
+}
+
+char *svc_verify_text(const cJSON *results)
+{
+	te_autobuf struct te_buf b = TE_BUF_INIT(16u * 1024u * 1024u);
+	const cJSON *r;
+
+	cJSON_ArrayForEach (r, results) {
+		const char *res = svc_json_str(r, "result", NULL);
+		const char *tag = strcmp(res, SVC_VERIFY_PASS) == 0   ? "PASS"
+				  : strcmp(res, SVC_VERIFY_FAIL) == 0 ? "FAIL"
+								      : "N/V ";
+
+		te_buf_addf(&b, "%s  %-13s %s: %s\n", tag, svc_json_str(r, "check", NULL),
+			    svc_json_str(r, "subject", NULL), svc_json_str(r, "evidence", NULL));
+	}
+	return te_buf_detach(&b);
+}

@@ -1,0 +1,238 @@
+#include "services/lifecycle/gc.h"
+#include "services/model/task.h"
+#include "services/lifecycle/teardown.h"
+#include "engine/engine.h"
+#include "state/ledger.h"
+#include "state/owner.h"
+#include "common/err.h"
+#include "common/mem.h"
+
+#define TE_WITH_CJSON
+#include "common/cleanup.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+struct gc {
+	struct engine *e;
+	struct ledger *l;
+	const struct svc_gc_opts *opts;
+	struct svc_gc_result *res;
+};
+
+static void step(const struct gc *g, const char *kind, const char *name, const char *what)
+{
+	if (g->opts->progress)
+		g->opts->progress(g->opts->progress_ctx, kind, name, what);
+}
+
+static bool expired(const struct state_task *t, long long now)
+{
+	long long d = state_task_deadline(t);
+
+	return d > 0 && now >= d;
+}
+
+/* Under the task's lock: read the row again (an `up` may have renewed the
+ * lease meanwhile), then take the task down. */
+static int gc_task_locked(struct gc *g, const char *name, struct te_err *err)
+{
+	struct svc_down_opts d = {.volumes = true,
+				  .stop_timeout = g->opts->stop_timeout,
+				  .progress = g->opts->progress,
+				  .progress_ctx = g->opts->progress_ctx};
+	struct svc_down_result r;
+	struct state_task t;
+	bool go;
+
+	if (state_task_get(g->l, name, &t, err) < 0)
+		return err->code == TE_E_NOTFOUND ? (te_err_clear(err), 0) : -1;
+	go = expired(&t, (long long)time(NULL)) && !state_task_owner_live(&t);
+	state_task_release(&t);
+	if (!go) {
+		g->res->live++;
+		step(g, "task", name, "owner live or lease renewed, kept");
+		return 0;
+	}
+	g->res->tasks++;
+	step(g, "task", name, g->opts->dry_run ? "expired, would remove" : "expired, removing");
+	if (g->opts->dry_run)
+		return 0;
+	if (svc_down_locked(g->e, g->l, name, &d, &r, err) < 0 && err->code != TE_E_REMAINS)
+		return -1;
+	te_err_clear(err);
+	g->res->remaining += r.remaining;
+	return 0;
+}
+
+static int gc_task(struct gc *g, const struct state_task *t, struct te_err *err)
+{
+	int lock = -1, rc;
+
+	if (!expired(t, (long long)time(NULL)))
+		return 0;
+	if (t->engine && strcmp(t->engine, engine_socket(g->e)) != 0) {
+		step(g, "task", t->name, "on another engine, left for gc there");
+		return 0;
+	}
+	if (state_task_owner_live(t)) {
+		g->res->live++;
+		step(g, "task", t->name, "expired but its owner runs, kept");
+		return 0;
+	}
+	rc = state_task_lock(g->l, t->name, false, &lock, err);
+	if (rc != 0) {
+		if (rc < 0)
+			return -1;
+		g->res->live++;
+		step(g, "task", t->name, "expired but in use (locked), kept");
+		return 0;
+	}
+	rc = gc_task_locked(g, t->name, err);
+	state_task_unlock(lock);
+	return rc;
+}
+
+static int gc_tasks(struct gc *g, struct te_err *err)
+{
+	struct state_task *v = NULL;
+	size_t n = 0;
+	int rc = 0;
+
+	if (state_task_list(g->l, &v, &n, err) < 0)
+		return -1;
+	for (size_t i = 0; i < n && rc == 0; i++)
+		rc = gc_task(g, &v[i], err);
+	state_tasks_free(v, n);
+	return rc;
+}
+
+/* ---- orphans ---- */
+
+static const char *label_of(const cJSON *obj, const char *key)
+{
+	return cJSON_GetStringValue(
+	    cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItem(obj, "Labels"), key));
+}
+
+static const char *object_name(const char *kind, const cJSON *obj)
+{
+	const char *n;
+
+	if (strcmp(kind, "container") != 0)
+		return cJSON_GetStringValue(cJSON_GetObjectItem(obj, "Name"));
+	n = cJSON_GetStringValue(cJSON_GetArrayItem(cJSON_GetObjectItem(obj, "Names"), 0));
+	return n && *n == '/' ? n + 1 : n;
+}
+
+static int list_kind(struct gc *g, const char *kind, const char *label, cJSON **out, struct te_err *err)
+{
+	if (strcmp(kind, "container") == 0)
+		return engine_container_list(g->e, label, out, err);
+	if (strcmp(kind, "network") == 0)
+		return engine_network_list(g->e, label, out, err);
+	return engine_volume_list(g->e, label, out, err);
+}
+
+static int remove_kind(struct gc *g, const char *kind, const char *ref, struct te_err *err)
+{
+	if (strcmp(kind, "container") == 0)
+		return engine_container_remove(g->e, ref, true, err);
+	if (strcmp(kind, "network") == 0)
+		return engine_network_remove(g->e, ref, err);
+	return engine_volume_remove(g->e, ref, false, err);
+}
+
+/* Is the task of an orphan in use? Locked (an up or down runs) or its
+ * owner runs. On 0 the caller holds *lock. */
+static int task_busy(struct gc *g, const char *task, int *lock, struct te_err *err)
+{
+	struct state_task t;
+	bool live;
+	int rc = state_task_lock(g->l, task, false, lock, err);
+
+	if (rc != 0)
+		return rc;
+	if (state_task_get(g->l, task, &t, err) < 0) {
+		te_err_clear(err);
+		return 0;
+	}
+	live = state_task_owner_live(&t);
+	state_task_release(&t);
+	if (live) {
+		state_task_unlock(*lock);
+		*lock = -1;
+		return 1;
+	}
+	return 0;
+}
+
+static int orphan_remove(struct gc *g, const char *kind, const cJSON *obj, struct te_err *err)
+{
+	const char *name = object_name(kind, obj);
+	const char *task = label_of(obj, "io.taskenv.task");
+	const char *id =
+	    cJSON_GetStringValue(cJSON_GetObjectItem(obj, strcmp(kind, "volume") ? "Id" : "Name"));
+	char what[sizeof(err->msg) + 16];
+	int lock = -1, rc;
+
+	/* Both labels, ours, and a valid task name, or we do not touch it. */
+	if (!name || !id || !task || svc_task_name_check(task, NULL) < 0 ||
+	    strcmp(label_of(obj, "io.taskenv.ledger") ?: "", state_ledger_id(g->l)) != 0)
+		return 0;
+	rc = task_busy(g, task, &lock, err);
+	if (rc != 0)
+		return rc < 0 ? -1 : 0;
+	/* Under the lock, so no `up` of the task can be recording it now. */
+	rc = state_resource_held(g->l, kind, name, err);
+	if (rc == 0) {
+		g->res->orphans++;
+		if (g->opts->dry_run) {
+			step(g, kind, name, "orphan, would remove");
+		} else if (remove_kind(g, kind, id, err) < 0 && err->code != TE_E_NOTFOUND) {
+			g->res->remaining++;
+			snprintf(what, sizeof(what), "orphan, failed: %s", err->msg);
+			step(g, kind, name, what);
+			rc = err->code == TE_E_UNREACHABLE ? -1 : 0;
+		} else {
+			step(g, kind, name, "orphan, removed");
+		}
+	}
+	state_task_unlock(lock);
+	return rc < 0 ? -1 : 0;
+}
+
+static int gc_orphans(struct gc *g, const char *kind, struct te_err *err)
+{
+	te_autofree char *label = xasprintf("io.taskenv.ledger=%s", state_ledger_id(g->l));
+	te_autojson cJSON *list = NULL;
+	const cJSON *obj;
+
+	if (list_kind(g, kind, label, &list, err) < 0)
+		return te_err_prefix(err, "gc: list %ss: ", kind);
+	cJSON_ArrayForEach (obj, list)
+		if (orphan_remove(g, kind, obj, err) < 0)
+			return -1;
+	return 0;
+}
+
+int svc_gc(struct engine *e, struct ledger *l, const struct svc_gc_opts *opts, struct svc_gc_result *res,
+	   struct te_err *err)
+{
+	static const char *const kinds[] = {"container", "network", "volume"};
+	struct gc g = {e, l, opts, res};
+
+	memset(res, 0, sizeof(*res));
+	if (gc_tasks(&g, err) < 0)
+		return -1;
+	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
+		if (gc_orphans(&g, kinds[i], err) < 0)
+			return -1;
+	state_event_add(l, NULL, "gc", opts->dry_run ? "gc dry run" : "gc complete", err);
+	if (res->remaining)
+		return te_err_set(err, TE_E_REMAINS,
+				  "gc: %zu object(s) could not be removed (pending); run gc again",
+				  res->remaining);
+	return 0;
+}

@@ -1,0 +1,437 @@
+#include "services/lifecycle/shared.h"
+#include "drivers/driver.h"
+#include "engine/connect.h"
+#include "engine/engine.h"
+#include "state/ledger.h"
+#include "state/secrets.h"
+#include "common/err.h"
+#include "common/mem.h"
+
+#define TE_WITH_CJSON
+#include "common/cleanup.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#define SHARED_TASK "_shared" /* secrets file of the ledger's shared servers */
+#define READY_TIMEOUT_S 120
+#define MAX_PORTS 2
+
+/* One shared server per driver. The admin URL is
+ * SCHEME://USER:PASSWORD@127.0.0.1:<published ADMIN_PORT>PATH; PASSWORD is
+ * the random secret SECRET of "_shared", or FIXED_PW for an image whose
+ * credential cannot be chosen. */
+struct shared_row {
+	const char *driver;
+	const char *image;		  /* default image (the `image:` key overrides it) */
+	const char *ports[MAX_PORTS + 1]; /* published, NULL-terminated; [0] is what tasks use */
+	const char *admin_port;		  /* one of PORTS */
+	const char *secret;		  /* "_shared" secret with the admin password, or NULL */
+	const char *fixed_pw;		  /* when SECRET is NULL */
+	const char *user_env;		  /* "VAR" the image takes the admin user from, or NULL */
+	const char *pw_env;		  /* "VAR" the image takes the admin password from, or NULL */
+	const char *scheme, *user, *path;
+	bool amqp; /* PORTS[0] published is the driver's drv_spec.amqp_port */
+};
+
+static const struct shared_row rows[SVC_SHARED_MAX] = {
+    {.driver = "postgres",
+     .image = SVC_SHARED_PG_IMAGE,
+     .ports = {"5432", NULL},
+     .admin_port = "5432",
+     .secret = "postgres-admin",
+     .pw_env = "POSTGRES_PASSWORD",
+     .scheme = "postgresql",
+     .user = "postgres",
+     .path = "/postgres"},
+    {.driver = "rabbitmq",
+     .image = SVC_SHARED_RMQ_IMAGE,
+     .ports = {"5672", "15672", NULL},
+     .admin_port = "15672",
+     .secret = "rabbitmq-admin",
+     .user_env = "RABBITMQ_DEFAULT_USER",
+     .pw_env = "RABBITMQ_DEFAULT_PASS",
+     .scheme = "http",
+     .user = "taskenv_admin",
+     .path = "",
+     .amqp = true},
+    {.driver = "s3",
+     .image = SVC_SHARED_S3_IMAGE,
+     .ports = {"4568", NULL},
+     .admin_port = "4568",
+     .fixed_pw = "S3RVER",
+     .scheme = "http",
+     .user = "S3RVER",
+     .path = ""},
+};
+
+void svc_shared_release(struct svc_shared *s)
+{
+	free(s->container);
+	free(s->admin_url);
+	free(s->client_port);
+	memset(s, 0, sizeof(*s));
+}
+
+int svc_shared_slot(const char *driver)
+{
+	for (int i = 0; i < SVC_SHARED_MAX; i++)
+		if (strcmp(rows[i].driver, driver) == 0)
+			return i;
+	return -1;
+}
+
+static char *container_name(struct ledger *l, const struct shared_row *r)
+{
+	return xasprintf("taskenv-shared-%s-%.8s", r->driver, state_ledger_id(l));
+}
+
+static cJSON *labels(struct ledger *l, const char *what)
+{
+	cJSON *o = cJSON_CreateObject();
+
+	cJSON_AddStringToObject(o, "io.taskenv.shared", what);
+	cJSON_AddStringToObject(o, "io.taskenv.ledger", state_ledger_id(l));
+	cJSON_AddStringToObject(o, "io.taskenv.version", TASKENV_VERSION);
+	return o;
+}
+
+static bool ours(struct ledger *l, const cJSON *obj)
+{
+	const cJSON *cfg = cJSON_GetObjectItemCaseSensitive(obj, "Config");
+	const cJSON *lab = cJSON_GetObjectItemCaseSensitive(cfg ? cfg : obj, "Labels");
+	const char *led = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(lab, "io.taskenv.ledger"));
+
+	return cJSON_GetObjectItemCaseSensitive(lab, "io.taskenv.shared") && led &&
+	       strcmp(led, state_ledger_id(l)) == 0;
+}
+
+/* Find or create the shared network NAME. *MADE (caller frees) is its id
+ * when this call created it, else NULL. */
+static int ensure_network(struct engine *e, struct ledger *l, const char *name, char **made,
+			  struct te_err *err)
+{
+	te_autojson cJSON *obj = NULL;
+	te_autojson cJSON *body = cJSON_CreateObject();
+	te_autofree char *id = NULL;
+
+	*made = NULL;
+	if (engine_network_inspect(e, name, &obj, err) == 0)
+		return ours(l, obj)
+			   ? 0
+			   : te_err_set(err, TE_E_CONFLICT, "network '%s' exists and is not taskenv's", name);
+	if (err->code != TE_E_NOTFOUND)
+		return -1;
+	cJSON_AddStringToObject(body, "Name", name);
+	cJSON_AddBoolToObject(body, "CheckDuplicate", true);
+	cJSON_AddItemToObject(body, "Labels", labels(l, "network"));
+	if (engine_network_create(e, body, &id, err) < 0 && err->code != TE_E_CONFLICT)
+		return -1;
+	te_err_clear(err);
+	*made = TE_STEAL(id);
+	return 0;
+}
+
+/* A free loopback port, fixed in the container's PortBindings: Docker
+ * re-allocates an ephemeral (HostPort "") binding when a running container
+ * joins another network, which would move the server under its tasks.
+ * The socket stays open in *FD until all ports of a container are picked,
+ * so they differ. */
+static int free_port(char *out, size_t n, int *fd, struct te_err *err)
+{
+	struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+	socklen_t len = sizeof(a);
+
+	*fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (*fd < 0 || bind(*fd, (struct sockaddr *)&a, sizeof(a)) < 0 ||
+	    getsockname(*fd, (struct sockaddr *)&a, &len) < 0)
+		return te_err_set(err, TE_E_IO, "pick a loopback port: %s", strerror(errno));
+	snprintf(out, n, "%u", (unsigned)ntohs(a.sin_port));
+	return 0;
+}
+
+static int free_ports(const struct shared_row *r, char out[][16], struct te_err *err)
+{
+	int fds[MAX_PORTS] = {-1, -1}, rc = 0;
+
+	for (size_t i = 0; r->ports[i] && rc == 0; i++)
+		rc = free_port(out[i], sizeof(out[i]), &fds[i], err);
+	for (size_t i = 0; i < MAX_PORTS; i++)
+		if (fds[i] >= 0)
+			close(fds[i]);
+	return rc;
+}
+
+static void add_env(cJSON *env, const char *var, const char *value)
+{
+	te_autofree char *line = var ? xasprintf("%s=%s", var, value) : NULL;
+
+	if (line)
+		cJSON_AddItemToArray(env, cJSON_CreateString(line));
+}
+
+/* Every port of R published on 127.0.0.1 at the fixed HOST[i]. */
+static void add_ports(cJSON *b, cJSON *hc, const struct shared_row *r, char host[][16])
+{
+	cJSON *exp = cJSON_AddObjectToObject(b, "ExposedPorts");
+	cJSON *pbs = cJSON_AddObjectToObject(hc, "PortBindings");
+
+	for (size_t i = 0; r->ports[i]; i++) {
+		te_autofree char *key = xasprintf("%s/tcp", r->ports[i]);
+		cJSON *bind = cJSON_CreateObject();
+
+		cJSON_AddObjectToObject(exp, key);
+		cJSON_AddStringToObject(bind, "HostIp", "127.0.0.1");
+		cJSON_AddStringToObject(bind, "HostPort", host[i]);
+		cJSON_AddItemToArray(cJSON_AddArrayToObject(pbs, key), bind);
+	}
+}
+
+static cJSON *container_body(struct ledger *l, const struct shared_row *r, const char *image, const char *net,
+			     const char *pw, char host[][16])
+{
+	cJSON *b = cJSON_CreateObject();
+	cJSON *env = cJSON_AddArrayToObject(b, "Env");
+	cJSON *hc = cJSON_AddObjectToObject(b, "HostConfig");
+	cJSON *sys = cJSON_AddObjectToObject(hc, "Sysctls");
+
+	cJSON_AddStringToObject(b, "Image", image);
+	add_env(env, r->user_env, r->user);
+	add_env(env, r->pw_env, pw);
+	cJSON_AddItemToObject(b, "Labels", labels(l, r->driver));
+	add_ports(b, hc, r, host);
+	cJSON_AddStringToObject(hc, "NetworkMode", net);
+	/* A new network namespace starts with the host's forwarding
+	 * settings: never route between the task networks it joins. */
+	cJSON_AddStringToObject(sys, "net.ipv4.ip_forward", "0");
+	cJSON_AddStringToObject(sys, "net.ipv6.conf.all.forwarding", "0");
+	return b;
+}
+
+/* After a 409 from a concurrent create, Docker may answer 404 for a moment
+ * while the winner registers the container. */
+static int inspect_settled(struct engine *e, const char *name, cJSON **obj, struct te_err *err)
+{
+	for (int i = 0;; i++) {
+		if (engine_container_inspect(e, name, obj, err) == 0)
+			return 0;
+		if (err->code != TE_E_NOTFOUND || i == 50)
+			return -1;
+		usleep(100 * 1000);
+	}
+}
+
+/* A shared network this `up` made and then could not put its container on
+ * is removed again (by id): nothing else can be on it, as containers join it
+ * only under lock_shared, which the caller holds. Returns -1: the caller's
+ * error stands. */
+static int drop_network(struct engine *e, const char *made)
+{
+	struct te_err ignored = {0};
+
+	if (made)
+		(void)engine_network_remove(e, made, &ignored);
+	return -1;
+}
+
+/* Create (or find, when a concurrent `up` won the race) and start it. */
+static int ensure_container(struct engine *e, struct ledger *l, const struct shared_row *r, const char *image,
+			    const char *pw, cJSON **obj, bool *was_running, struct te_err *err)
+{
+	te_autofree char *name = container_name(l, r);
+	/* Docker keeps a container's published ports on the endpoint of the
+	 * network whose name sorts first; when a task network that sorts
+	 * earlier is connected, it moves them, and the proxy drops every open
+	 * host-side session. "0--" sorts before every "<task>_<key>" network
+	 * except those of tasks named "0--" + something below "t". */
+	te_autofree char *net = xasprintf("0--taskenv-shared-%.8s", state_ledger_id(l));
+	te_autofree char *id = NULL;
+	te_autofree char *made = NULL;
+	te_autojson cJSON *body = NULL;
+	char ports[MAX_PORTS][16];
+
+	if (engine_container_inspect(e, name, obj, err) < 0) {
+		if (err->code != TE_E_NOTFOUND || ensure_network(e, l, net, &made, err) < 0 ||
+		    free_ports(r, ports, err) < 0)
+			return drop_network(e, made);
+		body = container_body(l, r, image, net, pw, ports);
+		if (engine_container_create(e, name, body, &id, err) < 0 && err->code != TE_E_CONFLICT) {
+			te_err_prefix(err, "shared %s container '%s' (image %s): ", r->driver, name, image);
+			return drop_network(e, made);
+		}
+		if (inspect_settled(e, name, obj, err) < 0)
+			return -1;
+	}
+	if (!ours(l, *obj))
+		return te_err_set(err, TE_E_CONFLICT,
+				  "container '%s' exists and is not this ledger's shared server", name);
+	*was_running =
+	    !made && !id && cJSON_IsTrue(cJSON_GetObjectItem(cJSON_GetObjectItem(*obj, "State"), "Running"));
+	if (engine_container_start(e, cJSON_GetStringValue(cJSON_GetObjectItem(*obj, "Id")), err) < 0)
+		return -1;
+	cJSON_Delete(*obj);
+	*obj = NULL;
+	return engine_container_inspect(e, name, obj, err);
+}
+
+/* Where container PORT is published (fixed in PortBindings), or NULL. */
+static const char *host_port(const cJSON *obj, const char *port)
+{
+	const cJSON *ports = cJSON_GetObjectItem(cJSON_GetObjectItem(obj, "HostConfig"), "PortBindings");
+	te_autofree char *key = xasprintf("%s/tcp", port);
+	const cJSON *b = cJSON_GetArrayItem(cJSON_GetObjectItem(ports, key), 0);
+	const char *v = cJSON_GetStringValue(cJSON_GetObjectItem(b, "HostPort"));
+
+	return v && *v ? v : NULL;
+}
+
+/* Concurrent `up`s of one ledger would race to create the network (the
+ * engine's duplicate-name check is not atomic): one creates, under an
+ * exclusive flock on "<ledger>.shared.lock", the others wait and find it. */
+static int lock_shared(struct ledger *l, int *fd, struct te_err *err)
+{
+	te_autofree char *path = xasprintf("%s.shared.lock", state_path(l));
+
+	*fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+	if (*fd < 0 || flock(*fd, LOCK_EX) < 0)
+		return te_err_set(err, TE_E_IO, "lock '%s': %s", path, strerror(errno));
+	return 0;
+}
+
+/* The admin password of R: fixed, or kept in the ledger's "_shared" secrets. */
+static char *admin_password(struct ledger *l, const struct shared_row *r, struct te_err *err)
+{
+	te_autofree char *fresh = NULL;
+	char *pw = NULL;
+
+	if (!r->secret)
+		return xstrdup(r->fixed_pw);
+	fresh = drv_random_password(err);
+	if (!fresh || state_secret_get_or_put(l, SHARED_TASK, r->secret, fresh, &pw, err) < 0)
+		return NULL;
+	return pw;
+}
+
+static int fill(const struct shared_row *r, const cJSON *obj, const char *pw, struct svc_shared *out,
+		struct te_err *err)
+{
+	const char *admin = host_port(obj, r->admin_port);
+	const char *client = host_port(obj, r->ports[0]);
+
+	if (!admin || !client)
+		return te_err_set(err, TE_E_ENGINE, "shared %s container: a port of it is not published",
+				  r->driver);
+	out->container = xstrdup(cJSON_GetStringValue(cJSON_GetObjectItem(obj, "Id")));
+	out->admin_url = xasprintf("%s://%s:%s@127.0.0.1:%s%s", r->scheme, r->user, pw, admin, r->path);
+	out->port = r->ports[0];
+	out->client_port = xstrdup(client);
+	out->amqp_port = r->amqp ? out->client_port : NULL;
+	return 0;
+}
+
+/* An `image:` the resource asks for must be what the running shared
+ * container was made from: one container serves every task of the ledger,
+ * and silently serving another image would hide the request. Podman may
+ * report a short name with its "localhost/" or registry prefix. */
+static int same_image(const struct shared_row *r, const cJSON *obj, const char *image, struct te_err *err)
+{
+	const char *have =
+	    cJSON_GetStringValue(cJSON_GetObjectItem(cJSON_GetObjectItem(obj, "Config"), "Image"));
+	const char *name = cJSON_GetStringValue(cJSON_GetObjectItem(obj, "Name"));
+	size_t hn = have ? strlen(have) : 0, in = image ? strlen(image) : 0;
+
+	if (!image || !have || strcmp(have, image) == 0 ||
+	    (hn > in && have[hn - in - 1] == '/' && strcmp(have + hn - in, image) == 0))
+		return 0;
+	if (name && *name == '/')
+		name++;
+	return te_err_set(err, TE_E_CONFLICT,
+			  "the shared %s container '%s' runs image %s, not %s: one container serves every "
+			  "task of this ledger; remove it (docker rm -f %s) or drop image:",
+			  r->driver, name ? name : "?", have, image, name ? name : "?");
+}
+
+int svc_shared_start(struct engine *e, struct ledger *l, const char *driver, const char *image,
+		     struct svc_shared *out, struct te_err *err)
+{
+	int slot = svc_shared_slot(driver);
+	const struct shared_row *r = slot >= 0 ? &rows[slot] : NULL;
+	te_autofree char *pw = NULL;
+	te_autojson cJSON *obj = NULL;
+	int fd = -1, rc;
+
+	if (!r)
+		return te_err_set(err, TE_E_USAGE, "driver '%s' has no shared server container", driver);
+	pw = admin_password(l, r, err);
+	if (!pw || lock_shared(l, &fd, err) < 0) {
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	rc = ensure_container(e, l, r, image ? image : r->image, pw, &obj, &out->was_running, err);
+	close(fd);
+	if (rc < 0 || same_image(r, obj, image, err) < 0 || fill(r, obj, pw, out, err) < 0)
+		return -1;
+	out->driver = r->driver;
+	return 0;
+}
+
+int svc_shared_ready(const struct svc_shared *s, struct te_err *err)
+{
+	const struct drv_ops *ops = drv_find(s->driver);
+
+	return ops && ops->ready ? ops->ready(s->admin_url, READY_TIMEOUT_S, err) : 0;
+}
+
+static bool attached(struct engine *e, const char *container, const char *network)
+{
+	struct te_err ignored;
+	te_autojson cJSON *obj = NULL;
+	const cJSON *nets;
+
+	if (engine_container_inspect(e, container, &obj, &ignored) < 0)
+		return false;
+	nets = cJSON_GetObjectItem(cJSON_GetObjectItem(obj, "NetworkSettings"), "Networks");
+	return cJSON_GetObjectItemCaseSensitive(nets, network) != NULL;
+}
+
+int svc_shared_attach(struct engine *e, const char *container, const char *network, char *const *aliases,
+		      struct te_err *err)
+{
+	if (attached(e, container, network))
+		return 0;
+	if (engine_network_connect(e, network, container, aliases, err) < 0)
+		return te_err_prefix(err, "shared server container: ");
+	return 0;
+}
+
+static int detach_one(struct engine *e, const char *name, const char *network, struct te_err *err)
+{
+	te_autojson cJSON *body = cJSON_CreateObject();
+	te_autofree char *en = engine_escape(e, network);
+	te_autofree char *path = xasprintf("/networks/%s/disconnect", en);
+
+	if (!attached(e, name, network))
+		return 0;
+	cJSON_AddStringToObject(body, "Container", name);
+	cJSON_AddBoolToObject(body, "Force", true);
+	return engine_call(e, "POST", path, body, NULL, NULL, err);
+}
+
+int svc_shared_detach(struct engine *e, struct ledger *l, const char *network, struct te_err *err)
+{
+	for (size_t i = 0; i < SVC_SHARED_MAX; i++) {
+		te_autofree char *name = container_name(l, &rows[i]);
+
+		if (detach_one(e, name, network, err) < 0)
+			return -1;
+	}
+	return 0;
+}
