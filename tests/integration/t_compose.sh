@@ -306,3 +306,48 @@ test_policy_defaults_applied() {
 	te down -t pol-dflt --timeout 2 >/dev/null
 	assert_eq "$(count_task_objects pol-dflt)" "0"
 }
+
+# ---- strict input (issue 14): a typo is an error, and nothing is created ----
+
+# Every container, network and volume on the engine, by id, sorted.
+engine_snapshot() {
+	local k
+	for k in "containers/json?all=1" networks volumes; do
+		api GET "/$k" | jq -r 'if type == "object" then .Volumes // [] else . end | .[] | .Id // .Name'
+	done | sort
+}
+
+test_strict_port_typo() {
+	local dir out rc=0 before
+	dir=$(mktemp -d "$WORK/strict.XXXX")
+	cat >"$dir/compose.yaml" <<'YAML'
+services:
+  web:
+    image: taskenv-test/busybox:1
+    logging:
+      driver: json-file
+    port:
+      - "8080:80"
+  other:
+    image: taskenv-test/busybox:1
+volumes:
+  data: {}
+YAML
+	before=$(engine_snapshot)
+	out=$(te up -t strict-typo -f "$dir/compose.yaml" 2>&1) || rc=$?
+	assert_eq "$rc" "2" "(up exit: $out)"
+	assert_contains "$out" "$dir/compose.yaml:6:5: unknown key 'port' in services.web; did you mean 'ports'?"
+	# the warning of a key before it reaches the user although loading failed
+	assert_contains "$out" "warning: $dir/compose.yaml:4:5: services.web.logging is ignored by taskenv"
+	assert_eq "$(engine_snapshot)" "$before" "(up created something on the engine)"
+	assert_eq "$(count_task_objects strict-typo)" "0"
+	assert_eq "$(sqlite3 "$TASKENV_STATE" "select count(*) from tasks where name = 'strict-typo'")" "0" \
+		"(the task was recorded)"
+	# a key taskenv knows and does not implement is refused the same way
+	sed -i 's/^    port:$/    links: [other]\n    ports:/' "$dir/compose.yaml"
+	rc=0
+	out=$(te up -t strict-typo -f "$dir/compose.yaml" 2>&1) || rc=$?
+	assert_eq "$rc" "2" "(up exit: $out)"
+	assert_contains "$out" "$dir/compose.yaml:6:5: services.web.links is not supported by taskenv"
+	assert_eq "$(engine_snapshot)" "$before" "(up created something on the engine)"
+}
