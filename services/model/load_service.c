@@ -9,63 +9,17 @@
 
 #include <string.h>
 
-/* Every key of a service in the Compose Specification (schema at
- * compose-spec 170098ba07d9): the table's rows, loaded, then the ones no
- * row loads.
- *
- * WARN, the only keys ignored (with a warning), because ignoring them
- * cannot change what runs:
- *   attach   decides whether `compose up` streams the service's output;
- *            taskenv up never streams any (taskenv logs reads it)
- *   logging  where the engine keeps the output; taskenv leaves the engine's
- *            default driver, so the processes and their output are the
- *            same and taskenv logs can read them
- * REFUSE, everything else: each changes what runs (limits, devices,
- * namespaces, hooks, DNS, other containers, the engine socket, more than
- * one container) and taskenv does not implement it, so a file using it is
- * refused, never run differently. extends and replicas come with issue 19. */
+/* Every key of a service in the Compose Specification: the table's rows,
+ * loaded, then the ones it does not load (keys.h). */
 static const struct svc_yaml_key service_keys[] = {
 #define LOADED(key, id, member, kind, merge) SVC_KEY_LOAD(#key),
-    SVC_SERVICE_KEYS(LOADED)
+#define IGNORED(key, why) {#key, SVC_USE_WARN, why},
+#define REFUSED(key, hint) {#key, SVC_USE_REFUSE, hint},
+    SVC_SERVICE_KEYS(LOADED) SVC_SERVICE_KEYS_UNLOADED(IGNORED, REFUSED)
 #undef LOADED
-	{"attach", SVC_USE_WARN, "taskenv up never attaches to a service's output (taskenv logs reads it)"},
-    {"logging", SVC_USE_WARN,
-     "the engine's default log driver keeps the output, which taskenv logs reads; what runs is the same"},
-    {"annotations", SVC_USE_REFUSE, NULL},
-    {"blkio_config", SVC_USE_REFUSE, NULL},
-    {"cgroup_parent", SVC_USE_REFUSE, NULL},
-    {"cpu_count", SVC_USE_REFUSE, "limit CPUs with cpus:"},
-    {"cpu_percent", SVC_USE_REFUSE, "limit CPUs with cpus:"},
-    {"cpu_period", SVC_USE_REFUSE, "limit CPUs with cpus:"},
-    {"cpu_quota", SVC_USE_REFUSE, "limit CPUs with cpus:"},
-    {"cpu_rt_period", SVC_USE_REFUSE, NULL},
-    {"cpu_rt_runtime", SVC_USE_REFUSE, NULL},
-    {"cpu_shares", SVC_USE_REFUSE, "limit CPUs with cpus:"},
-    {"cpuset", SVC_USE_REFUSE, NULL},
-    {"credential_spec", SVC_USE_REFUSE, NULL},
-    {"develop", SVC_USE_REFUSE, "taskenv has no watch mode"},
-    {"device_cgroup_rules", SVC_USE_REFUSE, NULL},
-    {"dns_opt", SVC_USE_REFUSE, NULL},
-    {"dns_search", SVC_USE_REFUSE, NULL},
-    {"extends", SVC_USE_REFUSE, "write the service out in full"},
-    {"external_links", SVC_USE_REFUSE, NULL},
-    {"gpus", SVC_USE_REFUSE, "taskenv does not reserve GPUs"},
-    {"isolation", SVC_USE_REFUSE, NULL},
-    {"label_file", SVC_USE_REFUSE, "write the labels under labels:"},
-    {"links", SVC_USE_REFUSE, "services reach each other by name; extra names go in networks.NAME.aliases"},
-    {"mem_swappiness", SVC_USE_REFUSE, NULL},
-    {"memswap_limit", SVC_USE_REFUSE, NULL},
-    {"models", SVC_USE_REFUSE, NULL},
-    {"oom_kill_disable", SVC_USE_REFUSE, NULL},
-    {"oom_score_adj", SVC_USE_REFUSE, NULL},
-    {"post_start", SVC_USE_REFUSE, NULL},
-    {"pre_stop", SVC_USE_REFUSE, NULL},
-    {"provider", SVC_USE_REFUSE, NULL},
-    {"pull_refresh_after", SVC_USE_REFUSE, NULL},
-    {"storage_opt", SVC_USE_REFUSE, NULL},
-    {"use_api_socket", SVC_USE_REFUSE, "taskenv never hands the engine's socket to a container"},
-    {"volumes_from", SVC_USE_REFUSE, "mount the same named volume in both services"},
-    {NULL, 0, NULL},
+#undef IGNORED
+#undef REFUSED
+	{NULL, 0, NULL},
 };
 
 const char *const *svc_service_key_names(void)
