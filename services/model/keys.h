@@ -122,6 +122,7 @@
 	K(tmpfs, TMPFS, tmpfs, STRV, SEQUENCE)                                                               \
 	K(devices, DEVICES, devices, STRV, SEQUENCE)                                                         \
 	K(dns, DNS, dns, STRV, SEQUENCE)                                                                     \
+	K(dns_search, DNS_SEARCH, dns_search, STRV, SEQUENCE)                                                \
 	K(expose, EXPOSE, expose, STRV, SEQUENCE)                                                            \
 	K(group_add, GROUP_ADD, group_add, STRV, SEQUENCE)                                                   \
 	K(profiles, PROFILES, profiles, STRV, SEQUENCE)                                                      \
@@ -167,7 +168,6 @@
 	REFUSED(develop, "taskenv has no watch mode")                                                        \
 	REFUSED(device_cgroup_rules, NULL)                                                                   \
 	REFUSED(dns_opt, NULL)                                                                               \
-	REFUSED(dns_search, NULL)                                                                            \
 	REFUSED(extends, "write the service out in full")                                                    \
 	REFUSED(external_links, NULL)                                                                        \
 	REFUSED(gpus, "taskenv does not reserve GPUs")                                                       \

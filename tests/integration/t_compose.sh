@@ -351,3 +351,22 @@ YAML
 	assert_contains "$out" "$dir/compose.yaml:6:5: services.web.links is not supported by taskenv"
 	assert_eq "$(engine_snapshot)" "$before" "(up created something on the engine)"
 }
+
+# dns_search reaches the container (HostConfig.DnsSearch and its resolv.conf).
+test_dns_search() {
+	local dir
+	dir=$(mktemp -d "$WORK/dns.XXXX")
+	cat >"$dir/compose.yaml" <<'YAML'
+services:
+  app:
+    image: taskenv-test/busybox:1
+    command: ["sh", "-c", "trap 'exit 0' TERM; while :; do sleep 1; done"]
+    dns_search: [corp.example, lab.example]
+    stop_grace_period: 1s
+YAML
+	te up -t dnssearch -f "$dir/compose.yaml" >"$WORK/up.log" 2>&1 || { cat "$WORK/up.log" >&2; fail "up"; }
+	assert_eq "$(api GET /containers/dnssearch-app-1/json | jq -c .HostConfig.DnsSearch)" '["corp.example","lab.example"]'
+	assert_contains "$(te exec -t dnssearch -T app cat /etc/resolv.conf </dev/null)" "corp.example lab.example"
+	te down -t dnssearch --volumes --timeout 2 >/dev/null
+	assert_eq "$(count_task_objects dnssearch)" "0"
+}
