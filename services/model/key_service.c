@@ -51,14 +51,12 @@ static int deps_load(struct svc_yaml *y, struct svc_service *s, const struct svc
 		     const char *path)
 {
 	te_autofree yaml_node_t **at = NULL;
+	te_autofree yaml_node_t **vals = NULL;
 	te_autostrv char **names = NULL;
-	svc_automap struct svc_yaml_map ps = {0};
 
 	if (svc_yaml_is_null(n))
 		return 0;
-	if (svc_yaml_names(y, n, path, &names, &at) < 0)
-		return -1;
-	if (n->type == YAML_MAPPING_NODE && svc_yaml_map(y, n, path, &ps) < 0)
+	if (svc_yaml_names(y, n, path, &names, &at, &vals) < 0)
 		return -1;
 	s->deps = xcalloc(te_strv_len(names) + 1, sizeof(*s->deps));
 	for (size_t i = 0; names[i]; i++) {
@@ -67,7 +65,7 @@ static int deps_load(struct svc_yaml *y, struct svc_service *s, const struct svc
 
 		*d = (struct svc_dep){xstrdup(names[i]), xstrdup("service_started"), true, false,
 				      svc_yaml_loc(y, at[i])};
-		if (n->type == YAML_MAPPING_NODE && dep_long(y, d, ps.v[i].val, sub) < 0)
+		if (vals[i] && dep_long(y, d, vals[i], sub) < 0)
 			return -1;
 	}
 	return 0;
@@ -173,14 +171,12 @@ static int nets_load(struct svc_yaml *y, struct svc_service *s, const struct svc
 		     const char *path)
 {
 	te_autofree yaml_node_t **at = NULL;
+	te_autofree yaml_node_t **vals = NULL;
 	te_autostrv char **names = NULL;
-	svc_automap struct svc_yaml_map ps = {0};
 
 	if (svc_yaml_is_null(n))
 		return 0;
-	if (svc_yaml_names(y, n, path, &names, &at) < 0)
-		return -1;
-	if (n->type == YAML_MAPPING_NODE && svc_yaml_map(y, n, path, &ps) < 0)
+	if (svc_yaml_names(y, n, path, &names, &at, &vals) < 0)
 		return -1;
 	s->net_attach = xcalloc(te_strv_len(names) + 1, sizeof(*s->net_attach));
 	for (size_t i = 0; names[i]; i++) {
@@ -189,7 +185,7 @@ static int nets_load(struct svc_yaml *y, struct svc_service *s, const struct svc
 
 		a->key = xstrdup(names[i]);
 		a->loc = svc_yaml_loc(y, at[i]);
-		if (n->type == YAML_MAPPING_NODE && net_attach_long(y, a, ps.v[i].val, sub) < 0)
+		if (vals[i] && net_attach_long(y, a, vals[i], sub) < 0)
 			return -1;
 	}
 	return 0;

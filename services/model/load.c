@@ -405,7 +405,7 @@ static int load_root(struct loader *l, yaml_node_t *root)
 {
 	svc_automap struct svc_yaml_map top = {0};
 	struct svc_yaml *y = &l->y;
-	struct svc_yaml_pair *services, *volumes, *networks, *xt, *secrets, *configs;
+	struct svc_yaml_pair *services, *volumes, *networks, *xt, *secrets, *configs, *version;
 
 	if (root->type != YAML_MAPPING_NODE && !svc_yaml_is_null(root))
 		return svc_yaml_err(y, root, "the top level must be a mapping");
@@ -414,8 +414,9 @@ static int load_root(struct loader *l, yaml_node_t *root)
 	if (svc_yaml_map(y, root, "the top level", &top) < 0)
 		return -1;
 	/* Warned first: it is often what an old file's other errors come with. */
-	if (svc_yaml_find(&top, "version"))
-		svc_yaml_warn(y, svc_yaml_find(&top, "version")->key,
+	version = svc_yaml_find(&top, "version");
+	if (version)
+		svc_yaml_warn(y, version->key,
 			      "version is obsolete and ignored (the Compose Specification has none)");
 	if (svc_yaml_check(y, &top, NULL, top_keys, true) < 0)
 		return -1;
@@ -626,10 +627,11 @@ struct svc_project *svc_load_project(const struct svc_load_opts *o, char ***warn
 	return p;
 }
 
-struct svc_project *svc_load_profiles(char *const *files, char *const *profiles, struct te_err *err)
+/* svc_load_project with the warnings kept in the project (dropped on failure). */
+static struct svc_project *load_keeping_warnings(char *const *files, char *const *profiles,
+						 struct te_err *err)
 {
-	char *const none[] = {NULL};
-	struct svc_load_opts o = {files, profiles ? profiles : none};
+	struct svc_load_opts o = {files, profiles};
 	char **warnings = NULL;
 	struct svc_project *p = svc_load_project(&o, &warnings, err);
 
@@ -639,16 +641,16 @@ struct svc_project *svc_load_profiles(char *const *files, char *const *profiles,
 	return p;
 }
 
+struct svc_project *svc_load_profiles(char *const *files, char *const *profiles, struct te_err *err)
+{
+	char *const none[] = {NULL};
+
+	return load_keeping_warnings(files, profiles ? profiles : none, err);
+}
+
 struct svc_project *svc_load(char *const *files, struct te_err *err)
 {
-	struct svc_load_opts o = {files, NULL};
-	char **warnings = NULL;
-	struct svc_project *p = svc_load_project(&o, &warnings, err);
-
-	if (p)
-		p->warnings = TE_STEAL(warnings);
-	te_strv_free(warnings);
-	return p;
+	return load_keeping_warnings(files, NULL, err);
 }
 
 char *svc_find_compose_file(const char *dir, struct te_err *err)

@@ -355,26 +355,28 @@ int svc_yaml_double(struct svc_yaml *y, const yaml_node_t *n, const char *path, 
 	return 0;
 }
 
-int svc_yaml_bytes(struct svc_yaml *y, const yaml_node_t *n, const char *path, long long *out)
+/* A scalar PARSE turns into *OUT; WHAT and EXAMPLE for the message. */
+static int parsed(struct svc_yaml *y, const yaml_node_t *n, const char *path,
+		  bool (*parse)(const char *, long long *), const char *what, const char *example,
+		  long long *out)
 {
 	te_autofree char *s = NULL;
 
 	if (svc_yaml_string(y, n, path, &s) < 0)
 		return -1;
-	if (s && !svc_parse_bytes(s, out))
-		return svc_yaml_err(y, n, "%s: invalid byte size '%s' (e.g. 512m, 2g)", path, s);
+	if (s && !parse(s, out))
+		return svc_yaml_err(y, n, "%s: invalid %s '%s' (e.g. %s)", path, what, s, example);
 	return 0;
+}
+
+int svc_yaml_bytes(struct svc_yaml *y, const yaml_node_t *n, const char *path, long long *out)
+{
+	return parsed(y, n, path, svc_parse_bytes, "byte size", "512m, 2g", out);
 }
 
 int svc_yaml_duration(struct svc_yaml *y, const yaml_node_t *n, const char *path, long long *out)
 {
-	te_autofree char *s = NULL;
-
-	if (svc_yaml_string(y, n, path, &s) < 0)
-		return -1;
-	if (s && !svc_parse_duration(s, out))
-		return svc_yaml_err(y, n, "%s: invalid duration '%s' (e.g. 30s, 1m30s, 500ms)", path, s);
-	return 0;
+	return parsed(y, n, path, svc_parse_duration, "duration", "30s, 1m30s, 500ms", out);
 }
 
 /* ---- key/value lists: environment and labels ---- */
@@ -533,16 +535,20 @@ int svc_yaml_argv(struct svc_yaml *y, yaml_node_t *n, const char *path, char ***
 	return 0;
 }
 
-int svc_yaml_names(struct svc_yaml *y, yaml_node_t *n, const char *path, char ***out, yaml_node_t ***at)
+int svc_yaml_names(struct svc_yaml *y, yaml_node_t *n, const char *path, char ***out, yaml_node_t ***at,
+		   yaml_node_t ***vals)
 {
 	svc_automap struct svc_yaml_map m = {0};
+	size_t count;
 
-	*at = NULL;
+	*at = *vals = NULL;
 	if (n->type == YAML_SEQUENCE_NODE) {
 		if (svc_yaml_strings(y, n, path, out) < 0)
 			return -1;
-		*at = xcalloc(te_strv_len(*out) + 1, sizeof(**at));
-		for (size_t i = 0; i < svc_yaml_len(n); i++)
+		count = te_strv_len(*out);
+		*at = xcalloc(count + 1, sizeof(**at));
+		*vals = xcalloc(count + 1, sizeof(**vals));
+		for (size_t i = 0; i < count; i++)
 			(*at)[i] = svc_yaml_item(y, n, i);
 		return 0;
 	}
@@ -552,9 +558,11 @@ int svc_yaml_names(struct svc_yaml *y, yaml_node_t *n, const char *path, char **
 		return -1;
 	*out = xcalloc(m.n + 1, sizeof(**out));
 	*at = xcalloc(m.n + 1, sizeof(**at));
+	*vals = xcalloc(m.n + 1, sizeof(**vals));
 	for (size_t i = 0; i < m.n; i++) {
 		(*out)[i] = xstrdup(m.v[i].name);
 		(*at)[i] = m.v[i].key;
+		(*vals)[i] = m.v[i].val;
 	}
 	return 0;
 }

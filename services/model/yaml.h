@@ -167,8 +167,10 @@ int svc_yaml_strv_loose(struct svc_yaml *y, yaml_node_t *n, const char *path, ch
  * image's default just as it does in Compose; null leaves *OUT NULL. */
 int svc_yaml_argv(struct svc_yaml *y, yaml_node_t *n, const char *path, char ***out);
 /* The keys of a mapping or the items of a list (depends_on, networks):
- * owned *OUT, and in owned *AT the node each came from (the mapping's key). */
-int svc_yaml_names(struct svc_yaml *y, yaml_node_t *n, const char *path, char ***out, yaml_node_t ***at);
+ * owned *OUT, in owned *AT the node each came from (the mapping's key), in
+ * owned *VALS its value in the mapping form (NULL in the list form). */
+int svc_yaml_names(struct svc_yaml *y, yaml_node_t *n, const char *path, char ***out, yaml_node_t ***at,
+		   yaml_node_t ***vals);
 /* extra_hosts: a list of "HOST:IP" / "HOST=IP", or a mapping HOST: IP,
  * appended to *OUT as "HOST:IP". */
 int svc_yaml_hosts(struct svc_yaml *y, yaml_node_t *n, const char *path, char ***out);
