@@ -555,16 +555,20 @@ void svc_service_merge(struct svc_service *d, struct svc_service *s)
 		const struct svc_key_desc *k = &svc_service_keys[i];
 		const struct svc_kind_ops *ops = ops_of(k);
 
+		bool took = true;
+
 		switch (k->merge) {
 		case SVC_MERGE_NONE: break;
 		case SVC_MERGE_REPLACE:
 		case SVC_MERGE_OVERRIDE:
-			if (ops->is_set(s, k))
+			/* A null written later keeps the earlier value, and its location. */
+			took = ops->is_set(s, k);
+			if (took)
 				take(d, s, k);
 			break;
 		default: ops->merge(d, s, k); break;
 		}
-		if (s->key_loc[k->id].line)
+		if (took && s->key_loc[k->id].line)
 			d->key_loc[k->id] = s->key_loc[k->id];
 	}
 	svc_merge_kv(&d->inject, &d->n_inject, &s->inject, &s->n_inject);
