@@ -582,7 +582,7 @@ static struct svc_project *load_files(char *const *files, char *const *profiles,
 	if (rc == 0)
 		rc = svc_project_finalize(p, profiles, err);
 	for (size_t i = 0; p->warnings && p->warnings[i]; i++)
-		log->warnings = te_strv_push(log->warnings, TE_STEAL(p->warnings[i]));
+		svc_yaml_log_add(log, TE_STEAL(p->warnings[i]));
 	te_strv_free(p->warnings);
 	p->warnings = NULL;
 	svc_env_free(env);
@@ -610,7 +610,7 @@ static char **env_profiles(void)
 
 struct svc_project *svc_load_project(const struct svc_load_opts *o, char ***warnings, struct te_err *err)
 {
-	struct svc_yaml_log log = {NULL, NULL};
+	struct svc_yaml_log log = {0};
 	te_autostrv char **from_env = NULL;
 	struct svc_project *p = NULL;
 
@@ -622,8 +622,7 @@ struct svc_project *svc_load_project(const struct svc_load_opts *o, char ***warn
 	if (!o->profiles)
 		from_env = env_profiles();
 	p = load_files(o->files, o->profiles ? o->profiles : from_env, &log, err);
-	te_strv_free(log.unset);
-	*warnings = log.warnings;
+	*warnings = svc_yaml_log_finish(&log);
 	return p;
 }
 

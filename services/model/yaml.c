@@ -46,17 +46,42 @@ int svc_yaml_err_prefix(struct svc_yaml *y, const yaml_node_t *n)
 			     n->start_mark.column + 1);
 }
 
+void svc_yaml_log_add(struct svc_yaml_log *log, char *owned)
+{
+	if (log->n_warnings >= SVC_YAML_MAX_WARNINGS) {
+		log->n_dropped++;
+		free(owned);
+		return;
+	}
+	log->n_warnings++;
+	log->warnings = te_strv_push(log->warnings, owned);
+}
+
+char **svc_yaml_log_finish(struct svc_yaml_log *log)
+{
+	char **w = TE_STEAL(log->warnings);
+
+	if (log->n_dropped)
+		w = te_strv_push(w, xasprintf("%zu more warnings not shown", log->n_dropped));
+	te_strv_free(log->unset);
+	memset(log, 0, sizeof(*log));
+	return w;
+}
+
 void svc_yaml_warn(struct svc_yaml *y, const yaml_node_t *n, const char *fmt, ...)
 {
 	te_autofree char *msg = NULL;
 	va_list ap;
 
+	if (y->log->n_warnings >= SVC_YAML_MAX_WARNINGS) {
+		y->log->n_dropped++;
+		return;
+	}
 	va_start(ap, fmt);
 	msg = xvasprintf(fmt, ap);
 	va_end(ap);
-	y->log->warnings =
-	    te_strv_push(y->log->warnings, xasprintf("%s:%zu:%zu: %s", y->file, n->start_mark.line + 1,
-						     n->start_mark.column + 1, msg));
+	svc_yaml_log_add(y->log, xasprintf("%s:%zu:%zu: %s", y->file, n->start_mark.line + 1,
+					   n->start_mark.column + 1, msg));
 }
 
 yaml_node_t *svc_yaml_node(struct svc_yaml *y, int index)
@@ -281,6 +306,11 @@ static void unset(const char *name, void *ctx)
 	struct interp_ctx *c = ctx;
 	struct svc_yaml_log *log = c->y->log;
 
+	/* Past the cap nothing more is shown, so nothing more to remember. */
+	if (log->n_warnings >= SVC_YAML_MAX_WARNINGS) {
+		log->n_dropped++;
+		return;
+	}
 	for (size_t i = 0; log->unset && log->unset[i]; i++)
 		if (strcmp(log->unset[i], name) == 0)
 			return;

@@ -21,10 +21,15 @@
 struct te_err;
 struct svc_env;
 
+/* At most this many warnings are kept (then one saying how many more):
+ * a hostile file must not grow them, or the time to dedup, without bound. */
+#define SVC_YAML_MAX_WARNINGS 200
+
 /* What one load tells its caller besides the model, across all its files. */
 struct svc_yaml_log {
 	char **warnings; /* "FILE:LINE:COL: message", owned, NULL-terminated or NULL */
-	char **unset;	 /* variables already warned about as unset, owned */
+	size_t n_warnings, n_dropped;
+	char **unset; /* variables already warned about as unset, owned */
 };
 
 struct svc_yaml {
@@ -43,9 +48,15 @@ int svc_yaml_err(struct svc_yaml *y, const yaml_node_t *n, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 /* Prefix the message already in y->err with N's "FILE:LINE:COL: "; returns -1. */
 int svc_yaml_err_prefix(struct svc_yaml *y, const yaml_node_t *n);
-/* A warning "FILE:LINE:COL: message" at N, appended to y->log. */
+/* A warning "FILE:LINE:COL: message" at N, appended to y->log (past
+ * SVC_YAML_MAX_WARNINGS only counted: svc_yaml_log_finish says how many). */
 void svc_yaml_warn(struct svc_yaml *y, const yaml_node_t *n, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+/* Append OWNED (a whole warning line) to LOG, within the cap. */
+void svc_yaml_log_add(struct svc_yaml_log *log, char *owned);
+/* The warnings of LOG, owned by the caller (with a last line for the ones
+ * dropped); LOG is emptied. */
+char **svc_yaml_log_finish(struct svc_yaml_log *log);
 struct svc_loc svc_yaml_loc(const struct svc_yaml *y, const yaml_node_t *n);
 /* Node INDEX of the document (libyaml's references); a missing one is a bug. */
 yaml_node_t *svc_yaml_node(struct svc_yaml *y, int index);

@@ -582,6 +582,30 @@ static void test_unset_variable_warns_once(void **state)
 	svc_project_free(p);
 }
 
+/* A hostile file cannot grow the warnings (or the time to dedup them)
+ * without bound: the first SVC_YAML_MAX_WARNINGS, then a count. */
+static void test_warnings_capped(void **state)
+{
+	te_autobuf struct te_buf text = TE_BUF_INIT(0);
+	te_autofree char *path = NULL;
+	char *files[] = {NULL, NULL};
+	struct svc_load_opts o = {files, NULL};
+	te_autostrv char **warnings = NULL;
+	struct te_err err = {0};
+	struct svc_project *p;
+
+	te_buf_adds(&text, "services:\n  web:\n    image: x\n    environment:\n");
+	for (int i = 0; i < 5000; i++)
+		te_buf_addf(&text, "      V%d: ${TE_KEYS_CAP_%d}\n", i, i);
+	path = write_file("cap.yaml", text.data);
+	files[0] = path;
+	p = svc_load_project(&o, &warnings, &err);
+	assert_non_null(p);
+	assert_int_equal(te_strv_len(warnings), 201);
+	assert_string_equal(warnings[200], "4800 more warnings not shown");
+	svc_project_free(p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -591,6 +615,7 @@ int main(void)
 	    cmocka_unit_test(test_merge_unique),     cmocka_unit_test(test_merge_everything),
 	    cmocka_unit_test(test_edit_distance),    cmocka_unit_test(test_suggest),
 	    cmocka_unit_test(test_strict_levels),    cmocka_unit_test(test_unset_variable_warns_once),
+	    cmocka_unit_test(test_warnings_capped),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
