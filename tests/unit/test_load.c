@@ -352,8 +352,8 @@ static const struct err_case err_cases[] = {
     {"services:\n  web:\n    image: a\n   bad: x\n",
      "4:4: did not find expected key while parsing a block mapping"},
     {"services:\n  web:\n    image: ${X:?need X}\n", "3:12: required variable X is missing a value: need X"},
-    {"services:\n  web:\n    image: \"a $ b\"\n",
-     "3:12: invalid interpolation format for \"a $ b\": you may need to escape any $ with "
+    {"services:\n  web:\n    image: \"a ${ b\"\n",
+     "3:12: invalid interpolation format for \"a ${ b\": you may need to escape any $ with "
      "another $"},
     {"services:\n  web:\n    image: x\n    volumes:\n      - cache:/c\n",
      "5:9: service 'web' refers to undefined volume 'cache'"},
