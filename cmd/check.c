@@ -2,6 +2,7 @@
 #include "cmd/cmd.h"
 #include "services/model/compose.h"
 #include "services/model/policy.h"
+#include "services/model/task.h"
 #include "common/mem.h"
 
 #define TE_WITH_CJSON
@@ -10,6 +11,7 @@
 #include <getopt.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 struct check_opts {
 	struct cmd_compose compose;
@@ -19,8 +21,8 @@ struct check_opts {
 static void check_help(void)
 {
 	printf(
-	    "usage: taskenv check [-f FILE]... [--profile NAME]... [--allow NAME]... [--format text|json] "
-	    "[--json]\n\n"
+	    "usage: taskenv check [-f FILE]... [--profile NAME]... [--allow NAME]... [--env-file FILE]...\n"
+	    "                     [--format text|json] [--json]\n\n"
 	    "What 'taskenv up' would refuse, one finding per line:\n"
 	    "  FILE:LINE:COL: SERVICE: KEY: REASON (allow with 'NAME')\n"
 	    "An exception is granted by the file (x-taskenv: {allow: [NAME, ...]}) or by\n"
@@ -48,13 +50,10 @@ static void check_help(void)
 static int parse(struct check_opts *o, int argc, char **argv)
 {
 	static const struct option opts[] = {
-	    {"file", required_argument, NULL, 'f'},
-	    {"profile", required_argument, NULL, 'P'},
-	    {"allow", required_argument, NULL, 'A'},
-	    {"format", required_argument, NULL, 'F'},
-	    {"json", no_argument, NULL, 'j'},
-	    {"help", no_argument, NULL, 'h'},
-	    {NULL, 0, NULL, 0},
+	    {"file", required_argument, NULL, 'f'},   {"profile", required_argument, NULL, 'P'},
+	    {"allow", required_argument, NULL, 'A'},  {"env-file", required_argument, NULL, 'E'},
+	    {"format", required_argument, NULL, 'F'}, {"json", no_argument, NULL, 'j'},
+	    {"help", no_argument, NULL, 'h'},	      {NULL, 0, NULL, 0},
 	};
 	int c;
 
@@ -103,9 +102,20 @@ static void print_json(const struct svc_finding *f, size_t n)
 	printf("%s\n", text);
 }
 
+/* The task's name for ${COMPOSE_PROJECT_NAME} when it can be had without
+ * -t (TASKENV_TASK, the git branch); else the variable is left as it is. */
+static char *quiet_task(void)
+{
+	te_autofree char *cwd = getcwd(NULL, 0);
+	struct te_err ignored = {0};
+
+	return svc_task_resolve(NULL, cwd ? cwd : ".", &ignored);
+}
+
 static int run(struct check_opts *o, struct te_err *err)
 {
-	struct svc_project *p = cmd_compose_load(&o->compose, "check", err);
+	te_autofree char *task = quiet_task();
+	struct svc_project *p = cmd_compose_load(&o->compose, "check", task, err);
 	struct svc_finding *f = NULL;
 	size_t n = 0;
 

@@ -78,17 +78,22 @@ void cmd_print_json(const struct cJSON *doc);
  * (repeatable, comma-separated) and --allow (repeatable, comma-separated). */
 struct svc_project;
 struct cmd_compose {
-	char **files;	 /* owned */
-	char **profiles; /* owned */
-	char **allow;	 /* owned */
+	char **files;	  /* owned */
+	char **profiles;  /* owned */
+	char **allow;	  /* owned */
+	char **env_files; /* owned: --env-file, repeatable */
 };
 /* Take OPT (a getopt value) with OPTARG if it is one of 'f', 'P' (--profile),
- * 'A' (--allow). Returns true when taken. */
+ * 'A' (--allow), 'E' (--env-file). Returns true when taken. */
 bool cmd_compose_opt(struct cmd_compose *c, int opt, const char *arg);
 void cmd_compose_release(struct cmd_compose *c);
-/* Load the project (defaults, COMPOSE_PROFILES when no --profile), print
- * the loader's warnings on stderr ("taskenv VERB: warning: ..."). Owned or NULL. */
-struct svc_project *cmd_compose_load(struct cmd_compose *c, const char *verb, struct te_err *err);
+/* Load the project (-f, else COMPOSE_FILE, else the default file and its
+ * override file; COMPOSE_PROFILES when no --profile; --env-file, else the
+ * .env), with ${COMPOSE_PROJECT_NAME} = TASK (NULL: left unset) and the
+ * compose_max_* settings as caps; print the loader's warnings on stderr
+ * ("taskenv VERB: warning: ..."). Owned or NULL. */
+struct svc_project *cmd_compose_load(struct cmd_compose *c, const char *verb, const char *task,
+				     struct te_err *err);
 
 int cmd_up(struct te_ctx *ctx, int argc, char **argv);
 int cmd_config(struct te_ctx *ctx, int argc, char **argv);

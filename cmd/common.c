@@ -6,6 +6,7 @@
 #include "services/model/compose.h"
 #include "services/model/load.h"
 
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -95,6 +96,7 @@ bool cmd_compose_opt(struct cmd_compose *c, int opt, const char *arg)
 	case 'f': c->files = te_strv_push(c->files, xstrdup(arg)); return true;
 	case 'P': c->profiles = push_split(c->profiles, arg); return true;
 	case 'A': c->allow = push_split(c->allow, arg); return true;
+	case 'E': c->env_files = te_strv_push(c->env_files, xstrdup(arg)); return true;
 	default: return false;
 	}
 }
@@ -104,30 +106,43 @@ void cmd_compose_release(struct cmd_compose *c)
 	te_strv_free(c->files);
 	te_strv_free(c->profiles);
 	te_strv_free(c->allow);
+	te_strv_free(c->env_files);
 	memset(c, 0, sizeof(*c));
 }
 
-struct svc_project *cmd_compose_load(struct cmd_compose *c, const char *verb, struct te_err *err)
+/* The compose_max_* settings, each a positive integer. */
+static int load_limits(struct svc_load_limits *lim, struct te_err *err)
 {
-	struct svc_load_opts o = {NULL, NULL};
+	static const char *const keys[] = {"compose_max_bytes", "compose_max_depth", "compose_max_nodes"};
+	long long *dst[] = {&lim->max_bytes, &lim->max_depth, &lim->max_nodes};
+	struct svc_settings st;
+	int rc = svc_settings_load(&st, err);
+
+	for (size_t i = 0; rc == 0 && i < 3; i++) {
+		const char *v = svc_settings_get(&st, keys[i]);
+		char *end;
+
+		errno = 0;
+		*dst[i] = strtoll(v, &end, 10);
+		if (errno || end == v || *end || *dst[i] < 1)
+			rc = te_err_set(err, TE_E_USAGE,
+					"invalid %s '%s' (from the %s): expected a positive integer", keys[i],
+					v, svc_settings_source(&st, keys[i]));
+	}
+	svc_settings_release(&st);
+	return rc;
+}
+
+struct svc_project *cmd_compose_load(struct cmd_compose *c, const char *verb, const char *task,
+				     struct te_err *err)
+{
+	struct svc_load_opts o = {
+	    .files = c->files, .profiles = c->profiles, .env_files = c->env_files, .project_name = task};
 	te_autostrv char **warnings = NULL;
 	struct svc_project *p;
 
-	if (!c->files) {
-		te_autofree char *cwd = getcwd(NULL, 0);
-		char *f;
-
-		if (!cwd) {
-			te_err_set(err, TE_E_IO, "cannot read the current directory");
-			return NULL;
-		}
-		f = svc_find_compose_file(cwd, err);
-		if (!f)
-			return NULL;
-		c->files = te_strv_push(NULL, f);
-	}
-	o.files = c->files;
-	o.profiles = c->profiles;
+	if (load_limits(&o.limits, err) < 0)
+		return NULL;
 	p = svc_load_project(&o, &warnings, err);
 	/* Also when loading failed: a warning may be what explains the error. */
 	for (size_t i = 0; warnings && warnings[i]; i++)

@@ -23,25 +23,34 @@ struct config_opts {
 
 static void config_help(void)
 {
-	printf(
-	    "usage: taskenv config [-f FILE]... [-t TASK] [--profile NAME]... [--format yaml|json] [--json]\n"
-	    "       taskenv config --show-settings [--json]\n\n"
-	    "Print the Compose model as taskenv will run it: files merged, variables\n"
-	    "interpolated, profiles applied, default limits filled in, and every name\n"
-	    "scoped to the task (containers <task>-<service>-1, networks and volumes\n"
-	    "<task>_<key>; a fixed name: kept in the io.taskenv.original-name label; a\n"
-	    "container_name becomes a network alias). Host ports are allocated at 'up':\n"
-	    "the file's port is shown as x-published-hint. Default format: yaml.\n"
-	    "--show-settings prints taskenv's own settings instead (as 'taskenv settings').\n");
+	printf("usage: taskenv config [-f FILE]... [-t TASK] [--profile NAME]... [--env-file FILE]...\n"
+	       "                      [--format yaml|json] [--json]\n"
+	       "       taskenv config --show-settings [--json]\n\n"
+	       "Print the Compose model as taskenv will run it: files merged, variables\n"
+	       "interpolated, profiles applied, default limits filled in, and every name\n"
+	       "scoped to the task (containers <task>-<service>-1, networks and volumes\n"
+	       "<task>_<key>; a fixed name: kept in the io.taskenv.original-name label; a\n"
+	       "container_name becomes a network alias). Host ports are allocated at 'up':\n"
+	       "the file's port is shown as x-published-hint. Default format: yaml.\n"
+	       "--show-settings prints taskenv's own settings instead (as 'taskenv settings').\n"
+	       "Without -f: COMPOSE_FILE (the environment, else the .env), else compose.yaml\n"
+	       "(compose.yml, docker-compose.yml, docker-compose.yaml) and its override file\n"
+	       "(compose.override.yml, ...). --env-file FILE (repeatable, later wins) replaces the\n"
+	       ".env; the process environment wins over both. ${COMPOSE_PROJECT_NAME} is the task.\n");
 }
 
 static int parse(struct config_opts *o, int argc, char **argv)
 {
 	static const struct option opts[] = {
-	    {"file", required_argument, NULL, 'f'},    {"task", required_argument, NULL, 't'},
-	    {"profile", required_argument, NULL, 'P'}, {"format", required_argument, NULL, 'F'},
-	    {"json", no_argument, NULL, 'j'},	       {"show-settings", no_argument, NULL, 'S'},
-	    {"help", no_argument, NULL, 'h'},	       {NULL, 0, NULL, 0},
+	    {"file", required_argument, NULL, 'f'},
+	    {"task", required_argument, NULL, 't'},
+	    {"profile", required_argument, NULL, 'P'},
+	    {"format", required_argument, NULL, 'F'},
+	    {"env-file", required_argument, NULL, 'E'},
+	    {"json", no_argument, NULL, 'j'},
+	    {"show-settings", no_argument, NULL, 'S'},
+	    {"help", no_argument, NULL, 'h'},
+	    {NULL, 0, NULL, 0},
 	};
 	int c;
 
@@ -77,7 +86,7 @@ static int run(struct config_opts *o, struct te_err *err)
 
 	if (!task || svc_policy_defaults_init(&d, err) < 0)
 		return -1;
-	p = cmd_compose_load(&o->compose, "config", err);
+	p = cmd_compose_load(&o->compose, "config", task, err);
 	if (!p)
 		return -1;
 	svc_policy_apply_defaults(p, &d);

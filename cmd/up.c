@@ -27,13 +27,14 @@ struct up_opts {
 	long long retain; /* --retain-on-failure seconds, 0: off */
 	long long owner_pid;
 	bool build;
+	char **scale; /* owned "SERVICE=N", --scale */
 };
 
 static void up_help(void)
 {
 	printf("usage: taskenv up [-f FILE]... [-t TASK] [--profile NAME]... [--allow NAME]... [--wait]\n"
 	       "                  [--lease DURATION] [--owner-pid PID] [--retain-on-failure DURATION]\n"
-	       "                  [--build]\n\n"
+	       "                  [--build] [--scale SERVICE=N]... [--env-file FILE]...\n\n"
 	       "Check the Compose file against the policy (as 'taskenv check' does) and refuse\n"
 	       "before creating anything when it finds something; then create the task's\n"
 	       "network(s), volumes and containers (in depends_on order, waiting for\n"
@@ -60,7 +61,12 @@ static void up_help(void)
 	       "                      everything for inspection; gc removes it after DURATION\n"
 	       "  --build             build every service with build: first (else a service's\n"
 	       "                      image is built only when missing, or with pull_policy: build;\n"
-	       "                      built images are \"<task>-<service>\" unless image: names them)\n\n"
+	       "                      built images are \"<task>-<service>\" unless image: names them)\n"
+	       "  --scale SERVICE=N   run N containers of SERVICE (<task>-<service>-1..N), over\n"
+	       "                      scale: / deploy.replicas; with fewer than run, the highest\n"
+	       "                      numbers are removed (repeatable)\n"
+	       "  --env-file FILE     variables for interpolation instead of the .env (repeatable,\n"
+	       "                      later wins; the process environment wins over them)\n\n"
 	       "Limits applied when the file is silent: TASKENV_DEFAULT_MEMORY (2g),\n"
 	       "TASKENV_DEFAULT_CPUS (2), TASKENV_DEFAULT_PIDS (1024), no-new-privileges:true\n"
 	       "(TASKENV_NO_NEW_PRIVILEGES=0 turns it off); 0 turns a limit off. Waits are\n"
@@ -90,6 +96,8 @@ static int parse(struct up_opts *o, int argc, char **argv)
 	    {"owner-pid", required_argument, NULL, 'O'},
 	    {"retain-on-failure", required_argument, NULL, 'R'},
 	    {"build", no_argument, NULL, 'B'},
+	    {"scale", required_argument, NULL, 'S'},
+	    {"env-file", required_argument, NULL, 'E'},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
@@ -113,6 +121,13 @@ static int parse(struct up_opts *o, int argc, char **argv)
 				return -1;
 			break;
 		case 'B': o->build = true; break;
+		case 'S':
+			if (!strchr(optarg, '=') || strchr(optarg, '=') == optarg) {
+				fprintf(stderr, "taskenv up: --scale %s: expected SERVICE=N\n", optarg);
+				return -1;
+			}
+			o->scale = te_strv_push(o->scale, xstrdup(optarg));
+			break;
 		case 'h': up_help(); return 1;
 		default: return -1;
 		}
@@ -185,6 +200,25 @@ static int prepare(struct up_opts *o, struct svc_project *project, struct svc_up
 	return 0;
 }
 
+/* --scale SERVICE=N over the file's replicas. */
+static int apply_scale(struct svc_project *p, char *const *scale, struct te_err *err)
+{
+	for (size_t i = 0; scale && scale[i]; i++) {
+		te_autofree char *name = xstrndup(scale[i], strcspn(scale[i], "="));
+		const char *n = strchr(scale[i], '=') + 1;
+		char *end;
+		long long v;
+
+		errno = 0;
+		v = strtoll(n, &end, 10);
+		if (errno || end == n || *end)
+			return te_err_set(err, TE_E_USAGE, "--scale %s: N must be a number", scale[i]);
+		if (svc_project_scale(p, name, v, err) < 0)
+			return -1;
+	}
+	return 0;
+}
+
 /* Inside a worktree made by `taskenv worktree add`, the ledger names the
  * task (whatever the branch prefix); elsewhere -t, TASKENV_TASK, the branch. */
 static char *resolve_task(struct te_ctx *ctx, const char *flag, const char *cwd, struct te_err *err)
@@ -215,9 +249,11 @@ static int run(struct te_ctx *ctx, struct up_opts *o, struct te_err *err)
 
 	if (!task || svc_up_opts_init(&uo, err) < 0)
 		return -1;
-	project = cmd_compose_load(&o->compose, "up", err);
-	if (!project)
+	project = cmd_compose_load(&o->compose, "up", task, err);
+	if (!project || apply_scale(project, o->scale, err) < 0) {
+		svc_project_free(project);
 		return -1;
+	}
 	print_warnings(project);
 	if (prepare(o, project, &uo, err) == 0 && cmd_engine(ctx, recorded_engine(ctx, task, &t), err)) {
 		fprintf(stderr, "taskenv up: task '%s' from %s\n", task, project->files[0]);
@@ -247,9 +283,11 @@ int cmd_up(struct te_ctx *ctx, int argc, char **argv)
 
 	if (p != 0) {
 		cmd_compose_release(&o.compose);
+		te_strv_free(o.scale);
 		return p > 0 ? EXIT_OK : cmd_usage("up", "bad arguments");
 	}
 	rc = run(ctx, &o, &err) < 0 ? cmd_fail("up", &err) : EXIT_OK;
 	cmd_compose_release(&o.compose);
+	te_strv_free(o.scale);
 	return rc;
 }

@@ -20,6 +20,12 @@ static const struct {
     {"limits.cpus", "TASKENV_LIMIT_CPUS", "", "default CPU limit per container"},
     {"limits.memory", "TASKENV_LIMIT_MEMORY", "", "default memory limit per container"},
     {"limits.pids", "TASKENV_LIMIT_PIDS", "", "default process limit per container"},
+    {"compose_max_bytes", "TASKENV_COMPOSE_MAX_BYTES", "33554432",
+     "largest Compose file taskenv reads (bytes)"},
+    {"compose_max_depth", "TASKENV_COMPOSE_MAX_DEPTH", "100",
+     "deepest nesting of mappings and lists in a Compose file"},
+    {"compose_max_nodes", "TASKENV_COMPOSE_MAX_NODES", "4000000",
+     "most YAML nodes of one load, aliases counted as what they repeat"},
 };
 
 static struct svc_setting *find(struct svc_settings *s, const char *key)

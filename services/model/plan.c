@@ -186,33 +186,80 @@ static char **container_networks(const struct svc_plan *plan, const struct svc_s
 	return v;
 }
 
+int svc_service_replicas(const struct svc_service *s)
+{
+	return s->replicas == SVC_UNSET ? 1 : (int)s->replicas;
+}
+
+static void add_alias(struct svc_plan_container *c, const char *alias)
+{
+	if (!strv_has(c->aliases, alias))
+		c->aliases = te_strv_push(c->aliases, xstrdup(alias));
+}
+
+/* "SERVICE:ALIAS" links of other services name S: Compose makes ALIAS
+ * resolve to S for the linking container; here it is an alias of S's
+ * containers on the task's networks (the task's own names either way). */
+static void link_aliases(const struct svc_project *p, const struct svc_service *s,
+			 struct svc_plan_container *c)
+{
+	size_t n = strlen(s->name);
+
+	for (size_t i = 0; i < p->n_services; i++)
+		for (size_t j = 0; p->services[i].links && p->services[i].links[j]; j++) {
+			const char *l = p->services[i].links[j];
+
+			if (strncmp(l, s->name, n) == 0 && l[n] == ':' && l[n + 1])
+				add_alias(c, l + n + 1);
+		}
+}
+
+void svc_plan_container_init(const struct svc_plan *plan, const struct svc_service *s, int number,
+			     struct svc_plan_container *c)
+{
+	memset(c, 0, sizeof(*c));
+	c->svc = s;
+	c->number = number;
+	c->name = svc_name_container(plan->task, s->name, number);
+	c->build = s->build.set;
+	c->image = s->image && *s->image ? xstrdup(s->image) : svc_name_image(plan->task, s->name);
+	c->networks = container_networks(plan, s);
+	c->aliases = te_strv_push(NULL, xstrdup(s->name));
+	/* container_name is never a global name here: it becomes an alias
+	 * so in-stack DNS still resolves it. */
+	if (s->container_name)
+		add_alias(c, s->container_name);
+	/* Per-network aliases go on every network of the service: the
+	 * Engine API of 1.41 takes one alias list per endpoint and the
+	 * names are the task's own anyway. */
+	for (size_t a = 0; a < s->n_net_attach; a++)
+		for (size_t j = 0; s->net_attach[a].aliases && s->net_attach[a].aliases[j]; j++)
+			add_alias(c, s->net_attach[a].aliases[j]);
+	link_aliases(plan->project, s, c);
+}
+
+void svc_plan_container_release(struct svc_plan_container *c)
+{
+	free(c->name);
+	free(c->image);
+	te_strv_free(c->networks);
+	te_strv_free(c->aliases);
+	memset(c, 0, sizeof(*c));
+}
+
 static void plan_containers(struct svc_plan *plan, const size_t *order)
 {
 	const struct svc_project *p = plan->project;
+	size_t total = 0;
 
-	plan->containers = xcalloc(p->n_services ? p->n_services : 1, sizeof(*plan->containers));
+	for (size_t k = 0; k < p->n_services; k++)
+		total += (size_t)svc_service_replicas(&p->services[k]);
+	plan->containers = xcalloc(total ? total : 1, sizeof(*plan->containers));
 	for (size_t k = 0; k < p->n_services; k++) {
 		const struct svc_service *s = &p->services[order[k]];
-		struct svc_plan_container *c = &plan->containers[plan->n_containers++];
 
-		c->svc = s;
-		c->name = svc_name_container(plan->task, s->name, 1);
-		c->build = s->build.set;
-		c->image = s->image && *s->image ? xstrdup(s->image) : svc_name_image(plan->task, s->name);
-		c->networks = container_networks(plan, s);
-		c->aliases = te_strv_push(NULL, xstrdup(s->name));
-		/* container_name is never a global name here: it becomes an alias
-		 * so in-stack DNS still resolves it. */
-		if (s->container_name && strcmp(s->container_name, s->name) != 0)
-			c->aliases = te_strv_push(c->aliases, xstrdup(s->container_name));
-		/* Per-network aliases go on every network of the service: the
-		 * Engine API of 1.41 takes one alias list per endpoint and the
-		 * names are the task's own anyway. */
-		for (size_t a = 0; a < s->n_net_attach; a++)
-			for (size_t j = 0; s->net_attach[a].aliases && s->net_attach[a].aliases[j]; j++)
-				if (!strv_has(c->aliases, s->net_attach[a].aliases[j]))
-					c->aliases =
-					    te_strv_push(c->aliases, xstrdup(s->net_attach[a].aliases[j]));
+		for (int n = 1; n <= svc_service_replicas(s); n++)
+			svc_plan_container_init(plan, s, n, &plan->containers[plan->n_containers++]);
 	}
 }
 
@@ -247,12 +294,8 @@ void svc_plan_free(struct svc_plan *plan)
 		free(plan->volumes[i].key);
 		free(plan->volumes[i].name);
 	}
-	for (size_t i = 0; i < plan->n_containers; i++) {
-		free(plan->containers[i].name);
-		free(plan->containers[i].image);
-		te_strv_free(plan->containers[i].networks);
-		te_strv_free(plan->containers[i].aliases);
-	}
+	for (size_t i = 0; i < plan->n_containers; i++)
+		svc_plan_container_release(&plan->containers[i]);
 	free(plan->networks);
 	free(plan->volumes);
 	free(plan->containers);

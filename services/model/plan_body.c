@@ -474,6 +474,35 @@ static void add_config_misc(cJSON *b, const struct svc_service *s)
 	add_health(b, &s->health);
 }
 
+/* volumes_from: "SERVICE[:MODE]" is the first container of the task's
+ * SERVICE (as Compose takes the service's first); "container:NAME[:MODE]"
+ * is NAME, which the policy has judged. */
+static void add_volumes_from(cJSON *hc, const struct svc_plan *plan, const struct svc_service *s)
+{
+	cJSON *a;
+
+	if (!s->volumes_from || !s->volumes_from[0])
+		return;
+	a = cJSON_AddArrayToObject(hc, "VolumesFrom");
+	for (size_t i = 0; s->volumes_from[i]; i++) {
+		const char *v = s->volumes_from[i];
+		te_autofree char *svc = NULL;
+		te_autofree char *name = NULL;
+		te_autofree char *entry = NULL;
+		const char *mode;
+
+		if (strncmp(v, "container:", 10) == 0) {
+			cJSON_AddItemToArray(a, cJSON_CreateString(v + 10));
+			continue;
+		}
+		mode = strchr(v, ':');
+		svc = mode ? xstrndup(v, (size_t)(mode - v)) : xstrdup(v);
+		name = svc_name_container(plan->task, svc, 1);
+		entry = xasprintf("%s%s", name, mode ? mode : "");
+		cJSON_AddItemToArray(a, cJSON_CreateString(entry));
+	}
+}
+
 /* network_mode: host/none/bridge as written, service:NAME scoped to the task. */
 static char *network_mode(const struct svc_plan *plan, const struct svc_plan_container *c)
 {
@@ -505,7 +534,8 @@ cJSON *svc_plan_container_body(const struct svc_plan *plan, const struct svc_pla
 	const struct svc_service *s = c->svc;
 	cJSON *b = cJSON_CreateObject();
 	te_autofree char *mode = network_mode(plan, c);
-	cJSON *hc;
+	cJSON *hc, *labels;
+	char number[16];
 
 	cJSON_AddStringToObject(b, "Image", c->image);
 	if (s->command)
@@ -517,7 +547,11 @@ cJSON *svc_plan_container_body(const struct svc_plan *plan, const struct svc_pla
 		cJSON_AddStringToObject(b, "WorkingDir", s->working_dir);
 	if (s->user)
 		cJSON_AddStringToObject(b, "User", s->user);
-	cJSON_AddItemToObject(b, "Labels", merged_labels(plan, "container", s->name, s->labels, s->n_labels));
+	labels = merged_labels(plan, "container", s->name, s->labels, s->n_labels);
+	snprintf(number, sizeof(number), "%d", c->number);
+	cJSON_ReplaceItemInObjectCaseSensitive(labels, "com.docker.compose.container-number",
+					       cJSON_CreateString(number));
+	cJSON_AddItemToObject(b, "Labels", labels);
 	hc = cJSON_CreateObject();
 	add_ports(b, hc, s, host_ports);
 	add_mounts(b, hc, plan, s);
@@ -526,6 +560,7 @@ cJSON *svc_plan_container_body(const struct svc_plan *plan, const struct svc_pla
 	add_limits(hc, s);
 	add_security(hc, s);
 	add_namespaces(hc, plan, s);
+	add_volumes_from(hc, plan, s);
 	add_restart(hc, s->restart);
 	add_config_misc(b, s);
 	cJSON_AddItemToObject(hc, "NetworkMode", cJSON_CreateString(mode));

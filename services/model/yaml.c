@@ -131,6 +131,50 @@ bool svc_has_prefix(const char *s, const char *prefix)
 	return strncmp(s, prefix, strlen(prefix)) == 0;
 }
 
+/* ---- merge tags ---- */
+
+enum svc_tag svc_yaml_tag(const yaml_node_t *n)
+{
+	const char *t = (const char *)n->tag;
+
+	if (!t)
+		return SVC_TAG_NONE;
+	if (strcmp(t, "!reset") == 0)
+		return SVC_TAG_RESET;
+	if (strcmp(t, "!override") == 0)
+		return SVC_TAG_OVERRIDE;
+	return SVC_TAG_NONE;
+}
+
+int svc_yaml_untagged(struct svc_yaml *y, const yaml_node_t *n, const char *path)
+{
+	enum svc_tag t = svc_yaml_tag(n);
+
+	if (t == SVC_TAG_NONE || n == y->tag_ok[0] || n == y->tag_ok[1])
+		return 0;
+	return svc_yaml_err(y, n,
+			    "%s%s%s is not supported by taskenv here: it takes !reset and !override on a "
+			    "service, a service's key, and an entry of environment, labels, sysctls, "
+			    "depends_on, networks, ulimits",
+			    path ? path : "", path ? ": " : "", t == SVC_TAG_RESET ? "!reset" : "!override");
+}
+
+int svc_yaml_entry(struct svc_yaml *y, yaml_node_t *v, const char *name, const char *path)
+{
+	enum svc_tag t = svc_yaml_tag(v);
+	te_autofree char *sub = NULL;
+
+	if (t == SVC_TAG_NONE)
+		return 0;
+	if (!y->entry_resets) {
+		sub = xasprintf("%s.%s", path, name);
+		return svc_yaml_untagged(y, v, sub);
+	}
+	*y->entry_resets = te_strv_push(*y->entry_resets, xstrdup(name));
+	y->tag_ok[1] = v;
+	return t == SVC_TAG_RESET ? 1 : 0;
+}
+
 /* ---- mappings and merge keys ---- */
 
 void svc_yaml_map_release(struct svc_yaml_map *m)
@@ -224,6 +268,8 @@ static int collect(struct svc_yaml *y, yaml_node_t *map, struct svc_yaml_map *m,
 int svc_yaml_map(struct svc_yaml *y, yaml_node_t *n, const char *path, struct svc_yaml_map *out)
 {
 	memset(out, 0, sizeof(*out));
+	if (svc_yaml_untagged(y, n, path) < 0)
+		return -1;
 	if (n->type != YAML_MAPPING_NODE)
 		return svc_yaml_err(y, n, "%s must be a mapping", path);
 	return collect(y, n, out, 0);
@@ -322,6 +368,9 @@ int svc_yaml_interp(struct svc_yaml *y, const yaml_node_t *n, char **out)
 {
 	struct interp_ctx c = {y, n};
 
+	*out = NULL;
+	if (svc_yaml_untagged(y, n, NULL) < 0)
+		return -1;
 	if (svc_interp_warn(svc_yaml_text(n), lookup, unset, &c, out, y->err) < 0)
 		return svc_yaml_err_prefix(y, n);
 	return 0;
@@ -453,7 +502,13 @@ static int kv_from_map(struct svc_yaml *y, enum svc_kv_kind kind, yaml_node_t *n
 		return -1;
 	for (size_t i = 0; i < m.n; i++) {
 		char *value = NULL;
+		int tag = svc_yaml_entry(y, m.v[i].val, m.v[i].name, path);
 
+		if (tag != 0) {
+			if (tag < 0)
+				return -1;
+			continue;
+		}
 		if (m.v[i].val->type != YAML_SCALAR_NODE)
 			return svc_yaml_err(y, m.v[i].val, "%s.%s must be a string, number, boolean or null",
 					    path, m.v[i].name);
@@ -505,6 +560,8 @@ int svc_yaml_strings(struct svc_yaml *y, yaml_node_t *n, const char *path, char 
 {
 	te_autostrv char **v = xcalloc(1, sizeof(*v));
 
+	if (svc_yaml_untagged(y, n, path) < 0)
+		return -1;
 	for (size_t i = 0; i < svc_yaml_len(n); i++) {
 		yaml_node_t *item = svc_yaml_item(y, n, i);
 		char *s = NULL;

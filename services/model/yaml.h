@@ -32,13 +32,23 @@ struct svc_yaml_log {
 	char **unset; /* variables already warned about as unset, owned */
 };
 
+struct svc_load_ctx;
+
 struct svc_yaml {
-	yaml_document_t *doc;	  /* borrowed */
-	const char *file;	  /* borrowed; FILE in messages and in every svc_loc */
-	const char *dir;	  /* borrowed; relative paths (binds, build contexts, env files) */
-	struct svc_env *env;	  /* borrowed; interpolation variables */
+	yaml_document_t *doc; /* borrowed */
+	const char *file;     /* borrowed; FILE in messages and in every svc_loc (must outlive the model) */
+	const char *dir;      /* borrowed; relative paths (binds, build contexts, env files) */
+	struct svc_env *env;  /* borrowed; interpolation variables */
 	struct svc_yaml_log *log; /* borrowed; where warnings go */
 	struct te_err *err;
+	struct svc_load_ctx *ctx; /* borrowed; what one load shares across files (load_ctx.h), or NULL */
+	/* Set by the service loader while it reads a key whose entries a merge
+	 * tag may drop: the names of entries written !reset or !override are
+	 * pushed here (owned by the setter). NULL: a tag on an entry is an error. */
+	char ***entry_resets;
+	/* Tagged nodes the loader has taken (the key's value, the entry's);
+	 * the reading helpers refuse a merge tag on any other node. */
+	const yaml_node_t *tag_ok[2];
 };
 
 /* ---- errors and nodes ---- */
@@ -69,6 +79,22 @@ const char *svc_yaml_text(const yaml_node_t *n);
 /* YAML's null: "~", "null" or nothing, unquoted, or an explicit !!null. */
 bool svc_yaml_is_null(const yaml_node_t *n);
 bool svc_has_prefix(const char *s, const char *prefix);
+
+/* ---- merge tags: !reset and !override (Compose Specification, merge) ---- */
+
+enum svc_tag { SVC_TAG_NONE, SVC_TAG_RESET, SVC_TAG_OVERRIDE };
+/* The merge tag N is written with. */
+enum svc_tag svc_yaml_tag(const yaml_node_t *n);
+/* 0 when N carries no merge tag or is one the loader took (y->tag_ok);
+ * else an error naming the tag and PATH: taskenv takes them on services,
+ * service keys and entries of the mappings svc_yaml_entry reads, and never
+ * ignores one. */
+int svc_yaml_untagged(struct svc_yaml *y, const yaml_node_t *n, const char *path);
+/* Entry NAME, of value V, of a service key's mapping: 1 when V is written
+ * !reset (NAME recorded; nothing to read), 0 when it may be read (with
+ * !override NAME is recorded too: the entry replaces the earlier one
+ * whole), -1 when tagged where y->entry_resets is NULL. */
+int svc_yaml_entry(struct svc_yaml *y, yaml_node_t *v, const char *name, const char *path);
 
 /* ---- mappings and merge keys ---- */
 

@@ -390,7 +390,19 @@ static const char *const samples[SVC_KIND_COUNT] = {
     [SVC_KIND_DEPLOY] = "{replicas: 1}",
     [SVC_KIND_ENV_FILE] = "[]",
     [SVC_KIND_SCALE] = "1",
+    [SVC_KIND_EXTENDS] = "db",
 };
+
+/* Keys whose value must name something that exists, or be one of a few words. */
+static const char *sample_of(const struct svc_key_desc *k)
+{
+	switch (k->id) {
+	case SVC_K_PULL_POLICY: return "missing";
+	case SVC_K_LINKS:
+	case SVC_K_VOLUMES_FROM: return "[db]";
+	default: return samples[k->kind];
+	}
+}
 
 /* Every key of the table (a sample value of its kind) in both files: each
  * is loaded, located and merged, and ASan (the unit tests run under it)
@@ -410,12 +422,12 @@ static void test_merge_everything(void **state)
 		assert_non_null(samples[k->kind]);
 		/* profiles: would make the service inactive */
 		if (k->id != SVC_K_PROFILES)
-			te_buf_addf(&svc, "    %s: %s\n", k->name, samples[k->kind]);
+			te_buf_addf(&svc, "    %s: %s\n", k->name, sample_of(k));
 	}
 	a = xasprintf("services:\n  web:\n%s  db:\n    image: pg\nsecrets:\n  s: {file: ./s}\n"
 		      "configs:\n  s: {file: ./s}\n",
 		      svc.data);
-	b = xasprintf("services:\n  web:\n%s", svc.data);
+	b = xasprintf("services:\n  web:\n%s  db:\n    image: pg\n", svc.data);
 	p = merged(a, b);
 	s = web(p);
 	for (size_t i = 0; i < SVC_K_COUNT; i++)
@@ -484,8 +496,8 @@ static const struct strict_case strict_cases[] = {
     {"services:\n  web:\n    image: x\n    port: [\"80\"]\n",
      "4:5: unknown key 'port' in services.web; did you mean 'ports'?"},
     {"services:\n  web:\n    imgae: x\n", "3:5: unknown key 'imgae' in services.web; did you mean 'image'?"},
-    {"services:\n  web:\n    image: x\n    links: [db]\n",
-     "4:5: services.web.links is not supported by taskenv"},
+    {"services:\n  web:\n    image: x\n    post_start: [{command: x}]\n",
+     "4:5: services.web.post_start is not supported by taskenv"},
     {"services:\n  web:\n    image: x\n    x-anything: {a: 1}\n", NULL},
     {"services:\n  web:\n    image: x\n    ports: [{target: 80, protocl: udp}]\n",
      "4:26: unknown key 'protocl' in services.web.ports; did you mean 'protocol'?"},
@@ -506,8 +518,9 @@ static const struct strict_case strict_cases[] = {
      "4:35: unknown key 'memry' in services.web.deploy.resources.limits; did you mean 'memory'?"},
     {"services:\n  web:\n    image: x\n    deploy: {resources: {reservations: {devices: []}}}\n",
      "4:41: services.web.deploy.resources.reservations.devices is not supported by taskenv"},
-    {"services:\n  web:\n    image: x\n    scale: 3\n",
-     "4:12: services.web.scale: 3 containers of a service are not supported by taskenv: it runs one"},
+    {"services:\n  web:\n    image: x\n    scale: 101\n", "4:12: services.web.scale must be from 0 to 100"},
+    {"services:\n  web:\n    image: x\n    scale: 2\n    deploy: {replicas: 3}\n",
+     "5:24: services.web.deploy.replicas: 3, but 2 is written too (scale and deploy.replicas must agree)"},
     {"services:\n  web:\n    build: {context: ., dockerfil: D}\n",
      "3:25: unknown key 'dockerfil' in services.web.build; did you mean 'dockerfile'?"},
     {"services:\n  web:\n    image: x\n    env_file: [{path: ./e, x-a: 1}]\n",
@@ -564,7 +577,7 @@ static void test_unset_variable_warns_once(void **state)
 				     "    environment:\n      A: $TE_KEYS_UNSET\n"
 				     "      B: ${TE_KEYS_UNSET:-d}\n      C: ${TE_KEYS_OTHER-}\n");
 	char *files[] = {path, NULL};
-	struct svc_load_opts o = {files, NULL};
+	struct svc_load_opts o = {.files = files};
 	te_autostrv char **warnings = NULL;
 	struct te_err err = {0};
 	struct svc_project *p;
@@ -589,7 +602,7 @@ static void test_warnings_capped(void **state)
 	te_autobuf struct te_buf text = TE_BUF_INIT(0);
 	te_autofree char *path = NULL;
 	char *files[] = {NULL, NULL};
-	struct svc_load_opts o = {files, NULL};
+	struct svc_load_opts o = {.files = files};
 	te_autostrv char **warnings = NULL;
 	struct te_err err = {0};
 	struct svc_project *p;

@@ -526,12 +526,13 @@ static void test_load_long_syntax(void **state)
 
 static void test_find_compose_file_order(void **state)
 {
-	static const char *const order[] = {"docker-compose.yml", "docker-compose.yaml", "compose.yml",
+	/* compose-go's order (cli.DefaultFileNames) */
+	static const char *const order[] = {"docker-compose.yaml", "docker-compose.yml", "compose.yml",
 					    "compose.yaml"};
 	te_autofree char *dir = xasprintf("%s/find", tmpdir);
 	te_autofree char *want_err =
 	    xasprintf("no compose file in '%s' (looked for compose.yaml, compose.yml, "
-		      "docker-compose.yaml, docker-compose.yml); pass -f FILE",
+		      "docker-compose.yml, docker-compose.yaml); pass -f FILE",
 		      dir);
 	struct te_err err = {0};
 

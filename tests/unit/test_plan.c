@@ -48,6 +48,8 @@ static void project_init(struct svc_project *p, struct svc_service *s)
 {
 	memset(p, 0, sizeof(*p));
 	memset(s, 0, 3 * sizeof(*s));
+	for (int i = 0; i < 3; i++)
+		s[i].replicas = SVC_UNSET;
 	/* Declared out of dependency order on purpose. */
 	s[0].name = "worker";
 	s[0].image = "busybox";
