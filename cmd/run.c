@@ -10,7 +10,8 @@
 
 static void run_help(void)
 {
-	printf("usage: taskenv run [-t TASK] [--rm] [-e K=V]... [-u USER] [-w DIR] SERVICE [CMD [ARG...]]\n\n"
+	printf("usage: taskenv run [-t TASK] [--rm] [-e K=V]... [-u USER] [-w DIR] [--env-file FILE]...\n"
+	       "                   SERVICE [CMD [ARG...]]\n\n"
 	       "Run a one-off container of SERVICE (docker compose run): the service's image,\n"
 	       "environment, volumes and networks, no published ports, label\n"
 	       "com.docker.compose.oneoff=True, named <task>-<service>-run-<hex> and recorded\n"
@@ -20,25 +21,25 @@ static void run_help(void)
 	       "      --rm            remove the container when it exits\n"
 	       "  -e, --env K=V       set a variable (repeatable)\n"
 	       "  -u, --user USER     run as USER\n"
-	       "  -w, --workdir DIR   working directory inside the container\n");
+	       "  -w, --workdir DIR   working directory inside the container\n"
+	       "      --env-file FILE variables to read the task's Compose files with, instead of\n"
+	       "                      the .env (repeatable; as given to 'taskenv up')\n");
 }
 
 struct run_args {
 	const char *task;
 	struct svc_run_opts ro;
-	char **env; /* owned */
+	char **env;	  /* owned */
+	char **env_files; /* owned */
 };
 
 static int parse(struct run_args *a, int argc, char **argv)
 {
 	static const struct option opts[] = {
-	    {"task", required_argument, NULL, 't'},
-	    {"rm", no_argument, NULL, 'r'},
-	    {"env", required_argument, NULL, 'e'},
-	    {"user", required_argument, NULL, 'u'},
-	    {"workdir", required_argument, NULL, 'w'},
-	    {"help", no_argument, NULL, 'h'},
-	    {NULL, 0, NULL, 0},
+	    {"task", required_argument, NULL, 't'},    {"rm", no_argument, NULL, 'r'},
+	    {"env", required_argument, NULL, 'e'},     {"user", required_argument, NULL, 'u'},
+	    {"workdir", required_argument, NULL, 'w'}, {"env-file", required_argument, NULL, 'E'},
+	    {"help", no_argument, NULL, 'h'},	       {NULL, 0, NULL, 0},
 	};
 	int c;
 
@@ -53,6 +54,7 @@ static int parse(struct run_args *a, int argc, char **argv)
 			break;
 		case 'u': a->ro.user = optarg; break;
 		case 'w': a->ro.workdir = optarg; break;
+		case 'E': a->env_files = te_strv_push(a->env_files, xstrdup(optarg)); break;
 		case 'h': run_help(); return 1;
 		default: return -1;
 		}
@@ -64,6 +66,7 @@ static int parse(struct run_args *a, int argc, char **argv)
 		optind++;
 	a->ro.cmd = optind < argc ? argv + optind : NULL;
 	a->ro.env = a->env;
+	a->ro.env_files = a->env_files;
 	return 0;
 }
 
@@ -104,6 +107,7 @@ int cmd_run(struct te_ctx *ctx, int argc, char **argv)
 
 	if (p != 0) {
 		te_strv_free(a.env);
+		te_strv_free(a.env_files);
 		return p > 0 ? EXIT_OK : cmd_usage("run", "expected SERVICE [CMD...]");
 	}
 	a.ro.output = out_line;
@@ -113,6 +117,7 @@ int cmd_run(struct te_ctx *ctx, int argc, char **argv)
 	if (cmd_task_engine(ctx, a.task, &task, &err))
 		rc = svc_run(ctx->engine, ctx->ledger, task, &a.ro, &code, &name, &err);
 	te_strv_free(a.env);
+	te_strv_free(a.env_files);
 	if (rc < 0)
 		return cmd_fail("run", &err);
 	if (interrupted)

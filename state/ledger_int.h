@@ -12,7 +12,7 @@
 struct te_err;
 
 /* PRAGMA user_version after all migrations in ledger.c have run. */
-#define LEDGER_SCHEMA_VERSION 6
+#define LEDGER_SCHEMA_VERSION 7
 
 struct ledger {
 	sqlite3 *db; /* owned */

@@ -11,6 +11,7 @@
 #include "services/lifecycle/retain.h"
 #include "services/lifecycle/build.h"
 #include "services/lifecycle/files.h"
+#include "services/lifecycle/scale.h"
 #include "engine/engine.h"
 #include "engine/build.h"
 #include "engine/connect.h"
@@ -186,16 +187,49 @@ static int check_platform(struct up *u, const struct svc_service *s, struct te_e
 	    s->name, s->platform, os ? os : "?", arch ? arch : "?");
 }
 
+/* Is the image older than EVERY_NS (pull_policy daily / weekly / every_X)?
+ * Its last tag time when the engine says (a pull tags it), else its
+ * creation time; an age it cannot tell counts as old. */
+static bool image_stale(const cJSON *img, long long every_ns)
+{
+	const char *t = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(
+	    cJSON_GetObjectItemCaseSensitive(img, "Metadata"), "LastTagTime"));
+	struct tm tm = {0};
+
+	if (!t || strncmp(t, "0001-", 5) == 0)
+		t = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(img, "Created"));
+	if (!t || !strptime(t, "%Y-%m-%dT%H:%M:%S", &tm))
+		return true;
+	return (long long)(time(NULL) - timegm(&tm)) * 1000000000LL > every_ns;
+}
+
+/* WHY: "is not present and " or "" (pulled by pull_policy). */
+static int pull(struct up *u, const struct svc_plan_container *c, const char *why, struct te_err *err)
+{
+	step(u, "image", c->image, "pulling");
+	if (engine_image_pull(u->e, c->image, err) < 0)
+		return te_err_prefix(err, "service '%s': image '%s' %scould not be pulled: ", c->svc->name,
+				     c->image, why);
+	step(u, "image", c->image, "pulled");
+	return 0;
+}
+
 /* Build when asked (up --build, pull_policy: build) or when the image is
- * missing; an image that is present is used as it is, as Compose does. */
+ * missing; pull as pull_policy says (missing: when absent, as Compose
+ * does; always: every time; never: not at all; daily/weekly/every_X: when
+ * older than that). */
 static int check_image(struct up *u, size_t i, struct te_err *err)
 {
 	const struct svc_plan_container *c = &u->plan->containers[i];
 	const struct svc_service *s = c->svc;
 	te_autojson cJSON *img = NULL;
-	bool forced =
-	    c->build && (u->opts->build || (s->pull_policy && strcmp(s->pull_policy, "build") == 0));
+	enum svc_pull policy;
+	long long every;
+	bool forced;
 
+	if (svc_pull_policy(s->pull_policy, &policy, &every) < 0)
+		TE_BUG("pull_policy not checked by the loader");
+	forced = c->build && (u->opts->build || policy == SVC_PULL_BUILD);
 	if (check_platform(u, s, err) < 0)
 		return -1;
 	/* Podman's compat API takes Config.Domainname and drops it (4.3), and
@@ -207,6 +241,9 @@ static int check_image(struct up *u, size_t i, struct te_err *err)
 		te_fault_point("before-inspect", "image", c->image);
 		if (engine_image_inspect(u->e, c->image, &img, err) == 0) {
 			te_fault_point("after-inspect", "image", c->image);
+			if (!c->build && (policy == SVC_PULL_ALWAYS ||
+					  (policy == SVC_PULL_REFRESH && image_stale(img, every))))
+				return pull(u, c, "", err);
 			return 0;
 		}
 	}
@@ -216,19 +253,19 @@ static int check_image(struct up *u, size_t i, struct te_err *err)
 		u->need_build[i] = true;
 		return 0;
 	}
-	step(u, "image", c->image, "pulling");
-	if (engine_image_pull(u->e, c->image, err) < 0)
-		return te_err_prefix(err, "service '%s': image '%s' is not present and could not be pulled: ",
-				     s->name, c->image);
-	step(u, "image", c->image, "pulled");
-	return 0;
+	if (policy == SVC_PULL_NEVER)
+		return te_err_set(err, TE_E_FAIL,
+				  "service '%s': image '%s' is not present and pull_policy is never", s->name,
+				  c->image);
+	return pull(u, c, "is not present and ", err);
 }
 
+/* Once per service: its replicas run the same image. */
 static int check_images(struct up *u, struct te_err *err)
 {
 	u->need_build = xcalloc(u->plan->n_containers + 1, sizeof(bool));
 	for (size_t i = 0; i < u->plan->n_containers; i++)
-		if (check_image(u, i, err) < 0)
+		if (u->plan->containers[i].number == 1 && check_image(u, i, err) < 0)
 			return -1;
 	return 0;
 }
@@ -320,9 +357,11 @@ static int reserve_ports(struct up *u, struct te_err *err)
 		for (size_t j = 0; j < s->n_ports; j++) {
 			const struct svc_port *p = &s->ports[j];
 
-			if (state_port_reserve(u->l, u->plan->task, s->name, p->container_port, p->proto,
-					       SVC_HOST_IP, p->host_port, u->opts->port_lo, u->opts->port_hi,
-					       state_port_probe_bind, NULL, &u->host_ports[i][j], err) < 0)
+			/* Each replica its own host port. */
+			if (state_port_reserve_replica(
+				u->l, u->plan->task, s->name, u->plan->containers[i].number,
+				p->container_port, p->proto, SVC_HOST_IP, p->host_port, u->opts->port_lo,
+				u->opts->port_hi, state_port_probe_bind, NULL, &u->host_ports[i][j], err) < 0)
 				return te_err_prefix(err, "service '%s': ", s->name);
 		}
 	}
@@ -491,7 +530,8 @@ static int start_container(struct up *u, const struct svc_plan_container *c, con
 /* What the Compose file declared for the container, kept in the ledger row
  * so `verify` can tell a declared host path from one added by hand:
  * {"declared_mounts":[{"type":"bind","source":ABS,"target","read_only"} |
- *  {"type":"volume","source":ENGINE NAME or null (anonymous),"target","read_only"}]}. */
+ *  {"type":"volume","source":ENGINE NAME or null (anonymous),"target","read_only"}],
+ *  "restart_with":[SERVICE...]} (the dependencies it has with restart: true). */
 static int record_detail(struct up *u, const struct svc_plan_container *c, long long row, struct te_err *err)
 {
 	te_autojson cJSON *d = cJSON_CreateObject();
@@ -514,6 +554,11 @@ static int record_detail(struct up *u, const struct svc_plan_container *c, long 
 		cJSON_AddBoolToObject(o, "read_only", m->read_only);
 		cJSON_AddItemToArray(a, o);
 	}
+	/* depends_on ... restart: true: `taskenv restart DEP` restarts this one too. */
+	a = cJSON_AddArrayToObject(d, "restart_with");
+	for (size_t i = 0; i < c->svc->n_deps; i++)
+		if (c->svc->deps[i].restart)
+			cJSON_AddItemToArray(a, cJSON_CreateString(c->svc->deps[i].service));
 	text = cJSON_PrintUnformatted(d);
 	return state_resource_set_detail(u->l, row, text, err);
 }
@@ -547,7 +592,9 @@ static int create_container(struct up *u, size_t idx, long long row, struct te_e
 static bool image_replaced(const struct up *u, size_t idx, const cJSON *obj)
 {
 	const char *running = cJSON_GetStringValue(cJSON_GetObjectItem(obj, "Image"));
-	const char *old = u->old_image ? u->old_image[idx] : NULL;
+	/* Replicas follow each other in the plan; the first one's build counts. */
+	size_t first = idx - (size_t)(u->plan->containers[idx].number - 1);
+	const char *old = u->old_image ? u->old_image[first] : NULL;
 
 	return old && running && strcmp(running, old) == 0;
 }
@@ -611,24 +658,42 @@ static int ensure_container(struct up *u, size_t idx, struct te_err *err)
 	return start_container(u, c, id, err);
 }
 
-/* depends_on conditions of container IDX: its dependencies are earlier in
- * the plan, so they have been started already. */
+/* One depends_on condition on every replica of the dependency. With
+ * required: false a dependency that does not get there is said and
+ * passed over, as Compose only warns then. */
+static int wait_dep(struct up *u, const struct svc_service *s, const struct svc_dep *dep, struct te_err *err)
+{
+	for (size_t i = 0; i < u->plan->n_containers; i++) {
+		const struct svc_plan_container *c = &u->plan->containers[i];
+		te_autofree char *what = NULL;
+
+		if (strcmp(c->svc->name, dep->service) != 0)
+			continue;
+		step(u, "container", c->name, dep->condition);
+		if (svc_wait_condition(u->e, c->name, dep->service, dep->condition, u->opts->wait_timeout_s,
+				       err) == 0)
+			continue;
+		if (dep->required)
+			return te_err_prefix(err, "service '%s' depends on '%s': ", s->name, dep->service);
+		what = xasprintf("warning: %s (required: false, so '%s' starts anyway): %s", dep->condition,
+				 s->name, err->msg);
+		step(u, "container", c->name, what);
+		te_err_clear(err);
+	}
+	return 0;
+}
+
+/* depends_on conditions of container IDX (its first replica waits for
+ * all): its dependencies are earlier in the plan, so they have been
+ * started already. */
 static int wait_deps(struct up *u, size_t idx, struct te_err *err)
 {
 	const struct svc_service *s = u->plan->containers[idx].svc;
 
-	for (size_t d = 0; d < s->n_deps; d++) {
-		const struct svc_dep *dep = &s->deps[d];
-		te_autofree char *name = NULL;
-
-		if (strcmp(dep->condition, "service_started") == 0)
-			continue;
-		name = svc_name_container(u->plan->task, dep->service, 1);
-		step(u, "container", name, dep->condition);
-		if (svc_wait_condition(u->e, name, dep->service, dep->condition, u->opts->wait_timeout_s,
-				       err) < 0)
-			return te_err_prefix(err, "service '%s' depends on '%s': ", s->name, dep->service);
-	}
+	for (size_t d = 0; u->plan->containers[idx].number == 1 && d < s->n_deps; d++)
+		if (strcmp(s->deps[d].condition, "service_started") != 0 &&
+		    wait_dep(u, s, &s->deps[d], err) < 0)
+			return -1;
 	return 0;
 }
 
@@ -741,6 +806,8 @@ static int create_all(struct up *u, struct te_err *err)
 	for (size_t i = 0; i < u->plan->n_volumes; i++)
 		if (ensure_volume(u, &u->plan->volumes[i], err) < 0)
 			return -1;
+	if (svc_scale_down(u->e, u->l, u->plan, u->opts->progress, u->opts->progress_ctx, err) < 0)
+		return -1;
 	for (size_t i = 0; i < u->plan->n_containers; i++)
 		if (wait_deps(u, i, err) < 0 || ensure_container(u, i, err) < 0)
 			return -1;
