@@ -42,6 +42,7 @@ static void check_help(void)
 	    "  public-port           a port published on a host ip other than loopback\n"
 	    "  host-sysctl           a sysctl not namespaced per container (host kernel)\n"
 	    "  mac-address           mac_address: (the same MAC in every task)\n"
+	    "  other-container       volumes_from / network_mode / pid / ipc: container:NAME\n"
 	    "Bind sources (also secret and config file: sources) are judged after resolving\n"
 	    "symlinks and '..'.\n\n"
 	    "exit codes: 0 nothing refused, 1 findings, 2 the file cannot be read or is invalid\n");

@@ -201,6 +201,7 @@ static int env_file_one(struct svc_yaml *y, struct svc_service *s, const yaml_no
 {
 	te_autofree char *path = file[0] == '/' ? xstrdup(file) : xasprintf("%s/%s", y->dir, file);
 	struct svc_env *env;
+	struct svc_kv_set set;
 	struct stat st;
 
 	if (access(path, R_OK) != 0) {
@@ -216,12 +217,14 @@ static int env_file_one(struct svc_yaml *y, struct svc_service *s, const yaml_no
 		svc_env_free(env);
 		return svc_yaml_err_prefix(y, at);
 	}
+	svc_kv_set_init(&set, &s->env_files, &s->n_env_files);
 	for (size_t i = 0; i < svc_env_size(env); i++) {
 		const char *k, *v;
 
 		svc_env_at(env, i, &k, &v);
-		svc_kv_put(&s->env_files, &s->n_env_files, xstrdup(k), xstrdup(v), svc_yaml_loc(y, at));
+		svc_kv_set_put(&set, xstrdup(k), xstrdup(v), svc_yaml_loc(y, at));
 	}
+	svc_kv_set_release(&set);
 	svc_env_free(env);
 	return 0;
 }

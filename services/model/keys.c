@@ -435,8 +435,12 @@ static void kv_drop(struct svc_service *s, const struct svc_key_desc *k, const c
 
 void svc_merge_kv(struct svc_kv **dst, size_t *nd, struct svc_kv **src, size_t *ns)
 {
+	struct svc_kv_set set;
+
+	svc_kv_set_init(&set, dst, nd);
 	for (size_t i = 0; i < *ns; i++)
-		svc_kv_put(dst, nd, (*src)[i].key, (*src)[i].value, (*src)[i].loc);
+		svc_kv_set_put(&set, (*src)[i].key, (*src)[i].value, (*src)[i].loc);
+	svc_kv_set_release(&set);
 	free(*src);
 	*src = NULL;
 	*ns = 0;

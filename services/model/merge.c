@@ -1,5 +1,6 @@
 #include "services/model/merge.h"
 #include "services/model/compose.h"
+#include "services/model/index.h"
 #include "services/model/kinds.h"
 #include "services/model/yaml.h"
 #include "common/err.h"
@@ -14,12 +15,15 @@
  * value" at the level of a service). */
 static void merge_services(struct svc_project *dst, struct svc_project *src)
 {
+	struct svc_index idx = SVC_INDEX(struct svc_service, name);
+
+	svc_index_build(&idx, dst->services, dst->n_services);
 	for (size_t i = 0; i < src->n_services; i++) {
 		struct svc_service *s = &src->services[i];
-		size_t j = 0;
+		size_t j = svc_index_find(&idx, dst->services, s->name);
 
-		while (j < dst->n_services && strcmp(dst->services[j].name, s->name) != 0)
-			j++;
+		if (j == SIZE_MAX)
+			j = dst->n_services;
 		if (j < dst->n_services && s->replace == SVC_SERVICE_MERGE) {
 			svc_service_merge(&dst->services[j], s);
 			continue;
@@ -30,6 +34,7 @@ static void merge_services(struct svc_project *dst, struct svc_project *src)
 			memmove(&dst->services[j], &dst->services[j + 1],
 				(dst->n_services - j - 1) * sizeof(*dst->services));
 			dst->n_services--;
+			svc_index_build(&idx, dst->services, dst->n_services);
 		}
 		if (s->replace == SVC_SERVICE_DROP)
 			continue;
@@ -38,7 +43,10 @@ static void merge_services(struct svc_project *dst, struct svc_project *src)
 			dst->services = xrealloc(dst->services, (++dst->n_services) * sizeof(*dst->services));
 		dst->services[j] = *s;
 		memset(s, 0, sizeof(*s));
+		if (j == dst->n_services - 1)
+			svc_index_added(&idx, dst->services, dst->n_services);
 	}
+	svc_index_release(&idx);
 }
 
 static void merge_volumes(struct svc_project *dst, struct svc_project *src)
@@ -198,15 +206,25 @@ static void drop_inactive(struct svc_project *p, char *const *profiles, char ***
 	p->n_services = k;
 }
 
-static bool strv_has(char *const *v, const char *s)
+/* SERVICES and DROPPED (the inactive ones) by name. */
+struct names {
+	const struct svc_project *p;
+	struct svc_index services;
+	char **dropped;
+	struct svc_index dropped_idx;
+};
+
+static bool is_service(const struct names *nm, const char *name)
 {
-	for (size_t i = 0; v && v[i]; i++)
-		if (strcmp(v[i], s) == 0)
-			return true;
-	return false;
+	return svc_index_find(&nm->services, nm->p->services, name) != SIZE_MAX;
 }
 
-static int check_deps(struct svc_project *p, struct svc_service *s, char *const *dropped, struct te_err *err)
+static bool was_dropped(const struct names *nm, const char *name)
+{
+	return nm->dropped && svc_index_find(&nm->dropped_idx, nm->dropped, name) != SIZE_MAX;
+}
+
+static int check_deps(const struct names *nm, struct svc_service *s, struct te_err *err)
 {
 	size_t k = 0;
 
@@ -215,14 +233,14 @@ static int check_deps(struct svc_project *p, struct svc_service *s, char *const 
 
 		if (strcmp(d->service, s->name) == 0)
 			return loc_err(&d->loc, err, "service '%s' depends on itself%s", s->name, "");
-		if (!svc_project_service(p, d->service) && strv_has(dropped, d->service) && d->required)
+		if (!is_service(nm, d->service) && was_dropped(nm, d->service) && d->required)
 			return loc_err(&d->loc, err,
 				       "service '%s' depends on service '%s' of an inactive profile", s->name,
 				       d->service);
-		if (!svc_project_service(p, d->service) && !strv_has(dropped, d->service))
+		if (!is_service(nm, d->service) && !was_dropped(nm, d->service))
 			return loc_err(&d->loc, err, "service '%s' depends on undefined service '%s'",
 				       s->name, d->service);
-		if (!svc_project_service(p, d->service)) {
+		if (!is_service(nm, d->service)) {
 			free(d->service);
 			free(d->condition);
 			continue;
@@ -385,13 +403,11 @@ static int implicit_deps(struct svc_service *s, struct te_err *err)
 	return 0;
 }
 
-int svc_project_finalize(struct svc_project *p, char *const *profiles, struct te_err *err)
+static int finalize_services(struct svc_project *p, const struct names *nm, struct te_err *err)
 {
-	te_autostrv char **dropped = NULL;
 	enum svc_pull pull;
 	long long every;
 
-	drop_inactive(p, profiles, &dropped);
 	for (size_t i = 0; i < p->n_services; i++) {
 		struct svc_service *s = &p->services[i];
 
@@ -414,9 +430,34 @@ int svc_project_finalize(struct svc_project *p, char *const *profiles, struct te
 		/* Left unset by the loader so a later file's build: cannot reset it. */
 		if (s->build.set && !s->build.context)
 			s->build.context = xstrdup(p->dir);
-		if (check_refs(p, s, err) < 0 || check_deps(p, s, dropped, err) < 0)
+		if (check_refs(p, s, err) < 0 || check_deps(nm, s, err) < 0)
 			return -1;
 	}
+	return 0;
+}
+
+/* The index of a strv: entries are `char *` at stride sizeof(char *). */
+static void index_strv(struct svc_index *x, char **v)
+{
+	*x = (struct svc_index){NULL, 0, sizeof(char *), 0};
+	svc_index_build(x, v, te_strv_len(v));
+}
+
+int svc_project_finalize(struct svc_project *p, char *const *profiles, struct te_err *err)
+{
+	te_autostrv char **dropped = NULL;
+	struct names nm = {p, SVC_INDEX(struct svc_service, name), NULL, {0}};
+	int rc;
+
+	drop_inactive(p, profiles, &dropped);
+	svc_index_build(&nm.services, p->services, p->n_services);
+	nm.dropped = dropped;
+	index_strv(&nm.dropped_idx, dropped);
+	rc = finalize_services(p, &nm, err);
+	svc_index_release(&nm.services);
+	svc_index_release(&nm.dropped_idx);
+	if (rc < 0)
+		return -1;
 	if (p->n_services == 0 && p->files && p->files[0])
 		return te_err_set(err, TE_E_COMPOSE, "%s: no service is active (profiles: %s)", p->files[0],
 				  profiles && profiles[0] ? "none matches" : "none given; use --profile");

@@ -18,6 +18,7 @@
 #include "common/err.h"
 #include "common/mem.h"
 #include "services/model/compose.h"
+#include "services/model/index.h"
 #include "services/model/yaml.h"
 
 #include <errno.h>
@@ -150,18 +151,9 @@ struct anchors {
 	size_t cap, n;
 };
 
-static uint64_t hash(const char *s)
-{
-	uint64_t h = 1469598103934665603ull;
-
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 1099511628211ull;
-	return h;
-}
-
 static size_t anchor_slot(const struct anchors *a, const char *name)
 {
-	size_t i = (size_t)(hash(name) & (a->cap - 1));
+	size_t i = (size_t)(svc_hash(name) & (a->cap - 1));
 
 	while (a->name[i] && strcmp(a->name[i], name) != 0)
 		i = (i + 1) & (a->cap - 1);

@@ -3,6 +3,7 @@
  * labels and the ownership check every object shares. */
 #include "services/model/plan.h"
 #include "services/model/compose.h"
+#include "services/model/index.h"
 #include "services/model/task.h"
 #include "common/err.h"
 #include "common/mem.h"
@@ -105,8 +106,9 @@ static void plan_volumes(struct svc_plan *plan)
 
 struct topo {
 	struct svc_plan *plan;
-	int *mark;     /* 0 new, 1 on the current path, 2 done */
-	size_t *stack; /* the current path, for the cycle message */
+	struct svc_index idx; /* services by name */
+	int *mark;	      /* 0 new, 1 on the current path, 2 done */
+	size_t *stack;	      /* the current path, for the cycle message */
 	size_t depth;
 	size_t *order; /* service indexes, dependencies first */
 	size_t n_order;
@@ -142,10 +144,12 @@ static int visit(struct topo *t, size_t i, struct te_err *err)
 		return cycle_error(t, i, err);
 	t->mark[i] = 1;
 	t->stack[t->depth++] = i;
-	for (size_t d = 0; s->depends_on && s->depends_on[d]; d++)
-		for (size_t j = 0; j < p->n_services; j++)
-			if (strcmp(p->services[j].name, s->depends_on[d]) == 0 && visit(t, j, err) < 0)
-				return -1;
+	for (size_t d = 0; s->depends_on && s->depends_on[d]; d++) {
+		size_t j = svc_index_find(&t->idx, p->services, s->depends_on[d]);
+
+		if (j != SIZE_MAX && visit(t, j, err) < 0)
+			return -1;
+	}
 	t->depth--;
 	t->mark[i] = 2;
 	t->order[t->n_order++] = i;
@@ -157,12 +161,14 @@ static int plan_order(struct svc_plan *plan, size_t *order, struct te_err *err)
 	size_t n = plan->project->n_services;
 	te_autofree int *mark = xcalloc(n, sizeof(int));
 	te_autofree size_t *stack = xcalloc(n, sizeof(size_t));
-	struct topo t = {plan, mark, stack, 0, order, 0};
+	struct topo t = {plan, SVC_INDEX(struct svc_service, name), mark, stack, 0, order, 0};
+	int rc = 0;
 
-	for (size_t i = 0; i < n; i++)
-		if (visit(&t, i, err) < 0)
-			return -1;
-	return 0;
+	svc_index_build(&t.idx, plan->project->services, n);
+	for (size_t i = 0; rc == 0 && i < n; i++)
+		rc = visit(&t, i, err);
+	svc_index_release(&t.idx);
+	return rc;
 }
 
 /* In the order the service lists them: the first is the primary network
@@ -200,18 +206,17 @@ static void add_alias(struct svc_plan_container *c, const char *alias)
 /* "SERVICE:ALIAS" links of other services name S: Compose makes ALIAS
  * resolve to S for the linking container; here it is an alias of S's
  * containers on the task's networks (the task's own names either way). */
-static void link_aliases(const struct svc_project *p, const struct svc_service *s,
+static void link_aliases(const struct svc_plan *plan, const struct svc_service *s,
 			 struct svc_plan_container *c)
 {
 	size_t n = strlen(s->name);
 
-	for (size_t i = 0; i < p->n_services; i++)
-		for (size_t j = 0; p->services[i].links && p->services[i].links[j]; j++) {
-			const char *l = p->services[i].links[j];
+	for (size_t i = 0; plan->links && plan->links[i]; i++) {
+		const char *l = plan->links[i];
 
-			if (strncmp(l, s->name, n) == 0 && l[n] == ':' && l[n + 1])
-				add_alias(c, l + n + 1);
-		}
+		if (strncmp(l, s->name, n) == 0 && l[n] == ':' && l[n + 1])
+			add_alias(c, l + n + 1);
+	}
 }
 
 void svc_plan_container_init(const struct svc_plan *plan, const struct svc_service *s, int number,
@@ -235,7 +240,7 @@ void svc_plan_container_init(const struct svc_plan *plan, const struct svc_servi
 	for (size_t a = 0; a < s->n_net_attach; a++)
 		for (size_t j = 0; s->net_attach[a].aliases && s->net_attach[a].aliases[j]; j++)
 			add_alias(c, s->net_attach[a].aliases[j]);
-	link_aliases(plan->project, s, c);
+	link_aliases(plan, s, c);
 }
 
 void svc_plan_container_release(struct svc_plan_container *c)
@@ -272,6 +277,9 @@ struct svc_plan *svc_plan_build(const struct svc_project *project, const char *t
 	plan->task = xstrdup(task);
 	plan->ledger_id = xstrdup(ledger_id ? ledger_id : "");
 	plan->project = project;
+	for (size_t i = 0; i < project->n_services; i++)
+		for (size_t j = 0; project->services[i].links && project->services[i].links[j]; j++)
+			plan->links = te_strv_push(plan->links, xstrdup(project->services[i].links[j]));
 	if (plan_order(plan, order, err) < 0) {
 		svc_plan_free(plan);
 		return NULL;
@@ -302,6 +310,7 @@ void svc_plan_free(struct svc_plan *plan)
 	free(plan->task);
 	free(plan->ledger_id);
 	free(plan->files_dir);
+	te_strv_free(plan->links);
 	free(plan);
 }
 

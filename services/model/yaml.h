@@ -17,6 +17,7 @@
 #include <yaml.h>
 
 #include "services/model/compose.h"
+#include "services/model/index.h"
 
 struct te_err;
 struct svc_env;
@@ -110,6 +111,7 @@ struct svc_yaml_map {
 	size_t n;
 	yaml_node_t **seen; /* mappings already merged in: aliases may repeat or cycle */
 	size_t n_seen;
+	struct svc_index idx; /* of v by name */
 };
 void svc_yaml_map_release(struct svc_yaml_map *m);
 #define svc_automap __attribute__((cleanup(svc_yaml_map_release)))
@@ -188,8 +190,20 @@ enum svc_kv_kind { SVC_KV_ENV, SVC_KV_LABEL };
 int svc_yaml_kv(struct svc_yaml *y, enum svc_kv_kind kind, yaml_node_t *n, const char *path,
 		struct svc_kv **kv, size_t *nkv);
 /* Set KEY (owned) to VALUE (owned, may be NULL) in *KV, replacing its value
- * if KEY is there. */
+ * if KEY is there. Linear in *N: for a few entries (else svc_kv_set). */
 void svc_kv_put(struct svc_kv **kv, size_t *n, char *key, char *value, struct svc_loc loc);
+
+/* The same list with a hash index, so that adding many entries stays
+ * linear (90,000 labels; a merge of two large lists). */
+struct svc_kv_set {
+	struct svc_kv **kv;
+	size_t *n;
+	struct svc_index idx;
+};
+void svc_kv_set_init(struct svc_kv_set *set, struct svc_kv **kv, size_t *n);
+void svc_kv_set_put(struct svc_kv_set *set, char *key, char *value, struct svc_loc loc);
+bool svc_kv_set_has(const struct svc_kv_set *set, const char *key);
+void svc_kv_set_release(struct svc_kv_set *set);
 
 /* ---- string lists ---- */
 
