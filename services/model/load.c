@@ -50,14 +50,11 @@ static const struct svc_yaml_key top_keys[] = {
     {NULL, 0, NULL},
 };
 
-const char *const *svc_top_key_names(void)
+const struct svc_yaml_key *svc_top_key_table(void)
 {
-	static const char *names[sizeof(top_keys) / sizeof(top_keys[0])];
-
-	for (size_t i = 0; top_keys[i].name; i++)
-		names[i] = top_keys[i].name;
-	return names;
+	return top_keys;
 }
+
 /* taskenv's own extension: no x- keys of its own inside. */
 static const struct svc_yaml_key x_taskenv_keys[] = {
     SVC_KEY_LOAD("allow"),

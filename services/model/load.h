@@ -85,11 +85,6 @@ struct svc_project *svc_load(char *const *files, struct te_err *err);
 /* Same, with the active PROFILES (NULL-terminated, may be NULL: none). */
 struct svc_project *svc_load_profiles(char *const *files, char *const *profiles, struct te_err *err);
 
-/* The top-level keys the loader knows (loaded or refused), NULL-terminated,
- * borrowed: what the docs' key table and its test compare with the Compose
- * Specification (svc_service_key_names for the keys of a service). */
-const char *const *svc_top_key_names(void);
-
 /* Split a command string as a POSIX shell would split words (quotes and
  * backslashes, no expansion), as Compose does for `command: "a b"`.
  * Owned NULL-terminated argv, or NULL with TE_E_COMPOSE on an unterminated quote. */

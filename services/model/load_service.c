@@ -23,6 +23,11 @@ static const struct svc_yaml_key service_keys[] = {
 	{NULL, 0, NULL},
 };
 
+const struct svc_yaml_key *svc_service_key_table(void)
+{
+	return service_keys;
+}
+
 const char *const *svc_service_key_names(void)
 {
 	static const char *names[sizeof(service_keys) / sizeof(service_keys[0])];

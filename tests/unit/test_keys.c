@@ -18,6 +18,7 @@
 #include "services/model/load.h"
 #include "services/model/load_service.h"
 #include "services/model/suggest.h"
+#include "services/model/yaml.h"
 
 #include <limits.h>
 #include <stdio.h>
@@ -247,6 +248,56 @@ static void test_spec_keys_known(void **state)
 		for (size_t j = i + 1; known[j]; j++)
 			if (strcmp(known[i], known[j]) == 0)
 				fail_msg("key '%s' listed twice", known[i]);
+}
+
+/* docs/compose-keys.md names every key of the specification's schema once
+ * per level with what taskenv does, and says the same as the loader: an
+ * "implemented" key is loaded, an "error" refused, an "ignored" warned. */
+static void docs_table_level(const char *doc, const char *section, const struct svc_yaml_key *keys)
+{
+	const char *at = strstr(doc, section), *end;
+	size_t rows = 0, n = 0;
+
+	assert_non_null(at);
+	end = strstr(at + 1, "\n## ");
+	end = end ? end : at + strlen(at);
+	while (keys[n].name)
+		n++;
+	for (const char *l = strstr(at, "\n| `"); l && l < end; l = strstr(l + 1, "\n| `")) {
+		char key[64] = "", status[32] = "";
+		const struct svc_yaml_key *k = NULL;
+		const char *want;
+
+		assert_int_equal(sscanf(l, "\n| `%63[^`]` | %31[a-z]", key, status), 2);
+		for (size_t i = 0; i < n && !k; i++)
+			if (strcmp(keys[i].name, key) == 0)
+				k = &keys[i];
+		if (!k)
+			fail_msg("%s: docs key '%s' unknown to the loader", section, key);
+		want = k->use == SVC_USE_LOAD ? "implemented" : k->use == SVC_USE_REFUSE ? "error" : "ignored";
+		if (strcmp(status, want) != 0)
+			fail_msg("%s: '%s' is '%s' in the docs, '%s' in the loader", section, key, status, want);
+		rows++;
+	}
+	/* x-taskenv is taskenv's own extension, not a key of the schema. */
+	assert_int_equal(rows, n);
+}
+
+static void test_docs_key_table(void **state)
+{
+	te_autofree char *path = xasprintf("%s/compose-keys.md", DOCS_DIR);
+	te_autobuf struct te_buf doc = TE_BUF_INIT(0);
+	FILE *f = fopen(path, "r");
+	char chunk[4096];
+	size_t got;
+
+	assert_non_null(f);
+	while ((got = fread(chunk, 1, sizeof(chunk), f)) > 0)
+		te_buf_add(&doc, chunk, got);
+	fclose(f);
+	assert_non_null(strstr(doc.data, "170098ba07d9f53c383a41bfd4c5166b0a4529a6"));
+	docs_table_level(doc.data, "## Top level", svc_top_key_table());
+	docs_table_level(doc.data, "## Services", svc_service_key_table());
 }
 
 /* ---- merge rules, one input pair each ---- */
@@ -623,6 +674,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_table_consistent), cmocka_unit_test(test_spec_keys_known),
+	    cmocka_unit_test(test_docs_key_table),
 	    cmocka_unit_test(test_merge_replace),    cmocka_unit_test(test_merge_override),
 	    cmocka_unit_test(test_merge_mapping),    cmocka_unit_test(test_merge_sequence),
 	    cmocka_unit_test(test_merge_unique),     cmocka_unit_test(test_merge_everything),
