@@ -274,9 +274,12 @@ static void docs_table_level(const char *doc, const char *section, const struct 
 				k = &keys[i];
 		if (!k)
 			fail_msg("%s: docs key '%s' unknown to the loader", section, key);
-		want = k->use == SVC_USE_LOAD ? "implemented" : k->use == SVC_USE_REFUSE ? "error" : "ignored";
+		want = k->use == SVC_USE_LOAD	  ? "implemented"
+		       : k->use == SVC_USE_REFUSE ? "error"
+						  : "ignored";
 		if (strcmp(status, want) != 0)
-			fail_msg("%s: '%s' is '%s' in the docs, '%s' in the loader", section, key, status, want);
+			fail_msg("%s: '%s' is '%s' in the docs, '%s' in the loader", section, key, status,
+				 want);
 		rows++;
 	}
 	/* x-taskenv is taskenv's own extension, not a key of the schema. */
@@ -673,13 +676,19 @@ static void test_warnings_capped(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_table_consistent), cmocka_unit_test(test_spec_keys_known),
+	    cmocka_unit_test(test_table_consistent),
+	    cmocka_unit_test(test_spec_keys_known),
 	    cmocka_unit_test(test_docs_key_table),
-	    cmocka_unit_test(test_merge_replace),    cmocka_unit_test(test_merge_override),
-	    cmocka_unit_test(test_merge_mapping),    cmocka_unit_test(test_merge_sequence),
-	    cmocka_unit_test(test_merge_unique),     cmocka_unit_test(test_merge_everything),
-	    cmocka_unit_test(test_edit_distance),    cmocka_unit_test(test_suggest),
-	    cmocka_unit_test(test_strict_levels),    cmocka_unit_test(test_unset_variable_warns_once),
+	    cmocka_unit_test(test_merge_replace),
+	    cmocka_unit_test(test_merge_override),
+	    cmocka_unit_test(test_merge_mapping),
+	    cmocka_unit_test(test_merge_sequence),
+	    cmocka_unit_test(test_merge_unique),
+	    cmocka_unit_test(test_merge_everything),
+	    cmocka_unit_test(test_edit_distance),
+	    cmocka_unit_test(test_suggest),
+	    cmocka_unit_test(test_strict_levels),
+	    cmocka_unit_test(test_unset_variable_warns_once),
 	    cmocka_unit_test(test_warnings_capped),
 	};
 
