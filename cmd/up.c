@@ -145,9 +145,15 @@ static void print_ports(struct te_ctx *ctx, const char *task)
 
 	if (state_port_list(ctx->ledger, task, &p, &n, &err) < 0)
 		return;
-	for (size_t i = 0; i < n; i++)
-		printf("%s\t%s:%d->%d/%s\n", p[i].service, p[i].host_ip, p[i].host_port, p[i].container_port,
-		       p[i].proto);
+	/* A service's first replica as the service, the others as SERVICE-N. */
+	for (size_t i = 0; i < n; i++) {
+		char rep[16] = "";
+
+		if (p[i].replica > 1)
+			snprintf(rep, sizeof(rep), "-%d", p[i].replica);
+		printf("%s%s\t%s:%d->%d/%s\n", p[i].service, rep, p[i].host_ip, p[i].host_port,
+		       p[i].container_port, p[i].proto);
+	}
 	state_ports_free(p, n);
 }
 
