@@ -459,53 +459,6 @@ char *svc_finding_format(const struct svc_finding *f)
 
 /* ---- defaults ---- */
 
-static int env_bytes(const char *var, long long dflt, long long *out, struct te_err *err)
-{
-	const char *v = getenv(var);
-
-	*out = dflt;
-	if (!v || !*v)
-		return 0;
-	if (strcmp(v, "none") == 0 || strcmp(v, "0") == 0) {
-		*out = 0;
-		return 0;
-	}
-	if (!svc_parse_bytes(v, out))
-		return te_err_set(err, TE_E_USAGE, "invalid %s '%s': expected a size like 512m or 2g, or 0",
-				  var, v);
-	return 0;
-}
-
-static int env_number(const char *var, double dflt, double max, double *out, struct te_err *err)
-{
-	const char *v = getenv(var);
-	char *end;
-
-	*out = dflt;
-	if (!v || !*v)
-		return 0;
-	errno = 0;
-	*out = strtod(v, &end);
-	if (errno || end == v || *end || *out < 0 || *out > max)
-		return te_err_set(err, TE_E_USAGE, "invalid %s '%s': expected a number from 0 to %.0f", var,
-				  v, max);
-	return 0;
-}
-
-int svc_policy_defaults_init(struct svc_policy_defaults *d, struct te_err *err)
-{
-	double pids, nnp;
-
-	if (env_bytes("TASKENV_DEFAULT_MEMORY", 2LL << 30, &d->memory, err) < 0 ||
-	    env_number("TASKENV_DEFAULT_CPUS", 2, 4096, &d->cpus, err) < 0 ||
-	    env_number("TASKENV_DEFAULT_PIDS", 1024, 1 << 22, &pids, err) < 0 ||
-	    env_number("TASKENV_NO_NEW_PRIVILEGES", 1, 1, &nnp, err) < 0)
-		return -1;
-	d->pids = (long long)pids;
-	d->no_new_privileges = nnp != 0;
-	return 0;
-}
-
 static bool has_nnp(const struct svc_service *s)
 {
 	for (size_t i = 0; s->security_opt && s->security_opt[i]; i++)
