@@ -8,6 +8,8 @@
 
 void te_fault_point(const char *when, const char *kind, const char *name)
 {
+	/* A test hook read at each crash point, not a setting: it must work in
+	 * any process (and costs one getenv when unset). */
 	const char *want = getenv("TASKENV_FAULT");
 	char step[512];
 	size_t n;

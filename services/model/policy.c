@@ -165,6 +165,8 @@ static bool covers(const char *real, const char *sock)
 /* The engine sockets named by DOCKER_HOST / CONTAINER_HOST (unix://). */
 static bool covers_env_socket(const char *real)
 {
+	/* The engine clients' own variables, not taskenv settings: the sockets
+	 * they name are the ones a bind must not expose. */
 	static const char *const vars[] = {"DOCKER_HOST", "CONTAINER_HOST"};
 
 	for (size_t i = 0; i < 2; i++) {
@@ -180,7 +182,7 @@ static bool covers_env_socket(const char *real)
  * the well-known and configured paths, directly for any other). */
 static bool is_socket_path(const struct check *c, const char *real)
 {
-	const char *xdg = getenv("XDG_RUNTIME_DIR");
+	const char *xdg = getenv("XDG_RUNTIME_DIR"); /* where rootless engines put theirs */
 	const char *base = strrchr(real, '/');
 
 	for (size_t i = 0; i < sizeof(socket_names) / sizeof(socket_names[0]); i++) {
@@ -421,7 +423,7 @@ static void check_volume(struct check *c, const struct svc_volume *v)
 
 void svc_policy_check(const struct svc_project *p, char *const *allow, struct svc_finding **out, size_t *n)
 {
-	const char *home = getenv("HOME");
+	const char *home = getenv("HOME"); /* the user's home, whose binds are judged; no setting */
 	struct check c = {p, allow, NULL, 0, NULL, NULL};
 
 	c.project_real = resolve(p->dir ? p->dir : "/");
