@@ -46,5 +46,11 @@ has config-allow-unknown "unknown exception 'privilegd'"
 expect 0 config-yaml -- "$TASKENV" config -f "$D/bad.yaml" -t cfg
 has config-yaml "container_name: cfg-web-1"
 has config-yaml "privileged: true"
+# ${COMPOSE_PROJECT_NAME} is the task, as Compose makes it the project name,
+# whatever the environment says.
+# shellcheck disable=SC2016 # the ${...} is for taskenv, not for bash
+printf 'services:\n  web:\n    image: x\n    environment:\n      P: "${COMPOSE_PROJECT_NAME:-none}"\n' >"$D/pn.yaml"
+COMPOSE_PROJECT_NAME=other expect 0 project-name -- "$TASKENV" config -f "$D/pn.yaml" -t pntask
+has project-name "P: pntask"
 echo "check_verb: $fails failed"
 [ $fails -eq 0 ]
