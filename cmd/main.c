@@ -170,14 +170,23 @@ static int global_only(struct te_ctx *ctx, bool help)
 	return -1;
 }
 
+/* The library's last words before an abort or a fault-injection kill. */
+static void last_words(const char *line)
+{
+	fprintf(stderr, "%s\n", line);
+	fflush(stderr);
+}
+
 int main(int argc, char **argv)
 {
 	struct te_ctx ctx = {0};
 	struct te_err err = {0};
 	const struct cmd_verb *cmd;
 	bool help;
-	int code, verb = cmd_opt_parse(global_options, true, argc, argv, &ctx, &help, &err);
+	int code, verb;
 
+	te_set_last_words(last_words);
+	verb = cmd_opt_parse(global_options, true, argc, argv, &ctx, &help, &err);
 	if (verb < 0)
 		return cmd_usage(&ctx, "%s", err.msg);
 	code = global_only(&ctx, help);

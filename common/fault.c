@@ -1,4 +1,5 @@
 #include "common/fault.h"
+#include "common/err.h"
 
 #include <signal.h>
 #include <stdio.h>
@@ -19,7 +20,7 @@ void te_fault_point(const char *when, const char *kind, const char *name)
 	snprintf(step, sizeof(step), "%s:%s:%s", when, kind, name);
 	n = strlen(want);
 	if (want[n - 1] == '*' ? strncmp(step, want, n - 1) == 0 : strcmp(step, want) == 0) {
-		fprintf(stderr, "taskenv: fault injection: killed at %s\n", step);
+		te_last_words("taskenv: fault injection: killed at %s", step);
 		kill(getpid(), SIGKILL);
 	}
 }
