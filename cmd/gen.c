@@ -148,7 +148,8 @@ static void man_settings(FILE *f)
 		}
 		fputs(d->key ? ".\n" : ". Environment only.\n", f);
 		if (d->flags & SVC_SETTING_LIST)
-			fputs("A list: a YAML sequence in the file, comma\\-separated in the variable.\n", f);
+			fprintf(f, "A list: a YAML sequence in the file%s.\n",
+				d->env ? ", comma\\-separated in the variable" : "");
 		if (d->flags & SVC_SETTING_PROJECT)
 			fputs("Also per project, under \\fBprojects:\\fR \\fIDIR\\fR\\fB:\\fR.\n", f);
 	}
