@@ -474,7 +474,11 @@ static void gen_bash(FILE *f)
 static void zsh_text(FILE *f, const char *s)
 {
 	for (; *s && *s != '\n'; s++) {
-		if (*s == '\'' || *s == '`' || *s == '"')
+		if (*s == '\'') { /* a quote would end the shell word: the typographic one */
+			fputs("’", f);
+			continue;
+		}
+		if (*s == '`' || *s == '"')
 			continue;
 		fputc(*s == '[' ? '(' : *s == ']' ? ')' : *s == ':' ? ' ' : *s == '\\' ? '/' : *s, f);
 	}
