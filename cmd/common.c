@@ -218,6 +218,8 @@ void cmd_compose_release(struct cmd_compose *c)
 struct svc_project *cmd_compose_load(struct cmd_compose *c, const char *verb, const char *task,
 				     struct te_err *err)
 {
+	struct svc_load_opts o = {NULL, NULL};
+	te_autostrv char **warnings = NULL;
 	struct svc_project *p;
 
 	if (!c->files) {
@@ -236,11 +238,15 @@ struct svc_project *cmd_compose_load(struct cmd_compose *c, const char *verb, co
 	/* Compose interpolates ${COMPOSE_PROJECT_NAME} to the project's name
 	 * whatever the environment says (compose-go sets it before loading);
 	 * the task is the project. The loader reads variables from the
-	 * environment, so it is set there, for this process only. */
+	 * environment, so it is set there, for this process only, until
+	 * svc_load_opts carries the project name (load.h). */
 	if (task)
 		setenv("COMPOSE_PROJECT_NAME", task, 1);
-	p = c->profiles ? svc_load_profiles(c->files, c->profiles, err) : svc_load(c->files, err);
-	for (size_t i = 0; p && p->warnings && p->warnings[i]; i++)
-		fprintf(stderr, "taskenv %s: warning: %s\n", verb, p->warnings[i]);
+	o.files = c->files;
+	o.profiles = c->profiles;
+	p = svc_load_project(&o, &warnings, err);
+	/* Also when loading failed: a warning may be what explains the error. */
+	for (size_t i = 0; warnings && warnings[i]; i++)
+		fprintf(stderr, "taskenv %s: warning: %s\n", verb, warnings[i]);
 	return p;
 }
