@@ -8,7 +8,8 @@
 #include "common/cleanup.h"
 #include "common/err.h"
 #include "common/mem.h"
-#include "state/ledger_int.h"
+#include "state/events.h"
+#include "state/sqlite.h"
 
 int ledger_event_resource(struct ledger *l, long long id, const char *outcome, struct te_err *err)
 {
