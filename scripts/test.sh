@@ -18,6 +18,9 @@ echo "== shellcheck"
 # shellcheck disable=SC2046
 shellcheck $(git ls-files '*.sh') .ci/run
 
+echo "== include arrows (docs/internals/ARCHITECTURE.md)"
+scripts/check-arrows.sh
+
 echo "== build (Debug, -Werror)"
 cmake -S . -B build -DCMAKE_BUILD_TYPE=Debug >/dev/null
 cmake --build build -j"$JOBS"
@@ -25,6 +28,13 @@ cmake --build build -j"$JOBS"
 echo "== build (RelWithDebInfo, -Werror: what scripts/demo.sh builds)"
 cmake -S . -B build-rel -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTASKENV_TESTS=OFF >/dev/null
 cmake --build build-rel -j"$JOBS"
+
+echo "== build (clang, -Werror)"
+CC=clang cmake -S . -B build-clang -DCMAKE_BUILD_TYPE=Debug >/dev/null
+cmake --build build-clang -j"$JOBS"
+
+echo "== facts of issue 12 (not yet enforced: ctest's unit_facts is disabled until they hold)"
+scripts/check-facts.sh build/taskenv || echo "(facts above do not hold yet; not a failure until unit_facts is enabled)"
 
 echo "== build (ASan + UBSan)"
 cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DTASKENV_SANITIZE=ON >/dev/null
