@@ -12,7 +12,7 @@
 #include "common/err.h"
 #include "common/mem.h"
 
-#include "tests/fuzz/replay.h"
+#include "tests/fuzz/harness.h"
 
 #include <stdint.h>
 #include <stdio.h>
@@ -23,27 +23,6 @@
 /* Lines interpolated per input: the parser is linear, more lines only slow
  * the fuzzer down. */
 #define MAX_LINES 64
-
-static char input_dir[] = "/tmp/taskenv-fuzz-env-XXXXXX";
-static char *input_file;
-
-static void remove_dir(void)
-{
-	unlink(input_file);
-	rmdir(input_dir);
-	free(input_file);
-}
-
-static const char *input_path(void)
-{
-	if (input_file)
-		return input_file;
-	if (!mkdtemp(input_dir))
-		abort();
-	input_file = xasprintf("%s/.env", input_dir);
-	atexit(remove_dir);
-	return input_file;
-}
 
 static void interp_one(const char *s, struct svc_env *env)
 {
@@ -56,19 +35,11 @@ static void interp_one(const char *s, struct svc_env *env)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	const char *p = input_path();
 	struct te_err err = {0};
-	struct svc_env *env;
+	struct svc_env *env = svc_env_load(fuzz_write_input(".env", data, size), &err);
 	char *text = xstrndup((const char *)data, size);
 	char *line = text;
-	FILE *f = fopen(p, "wb");
 
-	if (!f)
-		abort();
-	if (size && fwrite(data, 1, size, f) != size)
-		abort();
-	fclose(f);
-	env = svc_env_load(p, &err);
 	for (int i = 0; line && i < MAX_LINES; i++) {
 		char *nl = strchr(line, '\n');
 

@@ -13,7 +13,7 @@
 #include "common/err.h"
 #include "common/mem.h"
 
-#include "tests/fuzz/replay.h"
+#include "tests/fuzz/harness.h"
 
 #include <cjson/cJSON.h>
 #include <stdint.h>
@@ -21,28 +21,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-
-static char input_dir[] = "/tmp/taskenv-fuzz-XXXXXX";
-static char *input_file;
-
-/* The harness's directory goes when the process ends. */
-static void remove_dir(void)
-{
-	unlink(input_file);
-	rmdir(input_dir);
-	free(input_file);
-}
-
-static char *input_path(void)
-{
-	if (input_file)
-		return input_file;
-	if (!mkdtemp(input_dir))
-		abort();
-	input_file = xasprintf("%s/compose.yaml", input_dir);
-	atexit(remove_dir);
-	return input_file;
-}
 
 static void exercise(struct svc_project *p)
 {
@@ -67,18 +45,10 @@ static void exercise(struct svc_project *p)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	char *path = input_path();
-	char *files[] = {path, NULL};
+	char *files[] = {(char *)fuzz_write_input("compose.yaml", data, size), NULL};
 	struct te_err err = {0};
-	struct svc_project *p;
-	FILE *f = fopen(path, "wb");
+	struct svc_project *p = svc_load(files, &err);
 
-	if (!f)
-		abort();
-	if (size && fwrite(data, 1, size, f) != size)
-		abort();
-	fclose(f);
-	p = svc_load(files, &err);
 	if (p) {
 		exercise(p);
 		svc_project_free(p);

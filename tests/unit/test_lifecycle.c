@@ -103,9 +103,31 @@ static void route_up(struct fx *x)
 	fake_engine_route(x->f, "POST", "/networks/create", 201, "{\"Id\":\"net1\",\"Warning\":\"\"}");
 	fake_engine_route(x->f, "GET", "/containers/" CONTAINER "/json", 404,
 			  "{\"message\":\"No such container: " CONTAINER "\"}");
-	/* The shared server containers down detaches from the network: none. */
+}
+
+/* 204 with no body, as the engine answers a stop or a DELETE. */
+static void route_204(struct fx *x, const char *method, const char *path_glob)
+{
+	fake_engine_route_raw(x->f, method, path_glob, 204, NULL, "", 0);
+}
+
+/* The engine as `down` finds it after `up`: the container at
+ * /containers/REF/json answers CONTAINER_JSON (404 when NULL: it never
+ * was), our network net1, no shared server containers; stops succeed. The
+ * test adds how each DELETE is answered. */
+static void route_down(struct fx *x, const char *ref, const char *container_json)
+{
+	te_autofree char *path = xasprintf("/containers/%s/json", ref);
+	te_autofree char *net = labelled(x, "net1", TASK, false);
+
+	fake_engine_routes_clear(x->f);
+	fake_engine_route_docker_ping(x->f);
+	fake_engine_route(x->f, "GET", path, container_json ? 200 : 404,
+			  container_json ? container_json : "{\"message\":\"no such container\"}");
 	fake_engine_route(x->f, "GET", "/containers/taskenv-shared-*", 404,
 			  "{\"message\":\"no such container\"}");
+	route_204(x, "POST", "/containers/*/stop*");
+	fake_engine_route(x->f, "GET", "/networks/net1", 200, net);
 }
 
 static int up(struct fx *x, struct te_err *err)
@@ -185,7 +207,6 @@ static void test_create_500(void **state)
 	struct fx *x = *state;
 	struct svc_down_result res;
 	struct te_err err = {0};
-	te_autofree char *net = NULL;
 
 	route_up(x);
 	fake_engine_route(x->f, "POST", "/containers/create*", 500,
@@ -196,9 +217,8 @@ static void test_create_500(void **state)
 				     "': failed to create shim task: boom");
 	assert_after_failed_up(x);
 
-	net = labelled(x, "net1", TASK, false);
-	fake_engine_route(x->f, "GET", "/networks/net1", 200, net);
-	fake_engine_route_raw(x->f, "DELETE", "/networks/net1", 204, NULL, "", 0);
+	route_down(x, CONTAINER, NULL);
+	route_204(x, "DELETE", "/networks/net1");
 	assert_int_equal(down(x, &res, &err), 0);
 	assert_int_equal(res.gone, 1);
 	assert_int_equal(res.removed, 1);
@@ -215,7 +235,6 @@ static void test_create_409_not_ours(void **state)
 	struct fx *x = *state;
 	struct svc_down_result res;
 	struct te_err err = {0};
-	te_autofree char *net = NULL;
 	te_autofree char *theirs = NULL;
 
 	route_up(x);
@@ -227,15 +246,9 @@ static void test_create_409_not_ours(void **state)
 	assert_non_null(strstr(err.msg, "service 'web': create container '" CONTAINER "': Conflict."));
 	assert_after_failed_up(x);
 
-	fake_engine_routes_clear(x->f);
-	fake_engine_route_docker_ping(x->f);
 	theirs = labelled(x, "c-other", "someone-else", true);
-	net = labelled(x, "net1", TASK, false);
-	fake_engine_route(x->f, "GET", "/containers/" CONTAINER "/json", 200, theirs);
-	fake_engine_route(x->f, "GET", "/containers/taskenv-shared-*", 404,
-			  "{\"message\":\"no such container\"}");
-	fake_engine_route(x->f, "GET", "/networks/net1", 200, net);
-	fake_engine_route_raw(x->f, "DELETE", "/networks/net1", 204, NULL, "", 0);
+	route_down(x, CONTAINER, theirs);
+	route_204(x, "DELETE", "/networks/net1");
 	assert_int_equal(down(x, &res, &err), 0);
 	assert_int_equal(res.refused, 1);
 	assert_int_equal(res.removed, 1);
@@ -252,7 +265,6 @@ static void test_create_dropped(void **state)
 	struct fx *x = *state;
 	struct svc_down_result res;
 	struct te_err err = {0};
-	te_autofree char *net = NULL;
 	te_autofree char *ours = NULL;
 
 	route_up(x);
@@ -262,17 +274,10 @@ static void test_create_dropped(void **state)
 	assert_non_null(strstr(err.msg, "service 'web': create container '" CONTAINER "': "));
 	assert_after_failed_up(x);
 
-	fake_engine_routes_clear(x->f);
-	fake_engine_route_docker_ping(x->f);
 	ours = labelled(x, "c1", TASK, true);
-	net = labelled(x, "net1", TASK, false);
-	fake_engine_route(x->f, "GET", "/containers/" CONTAINER "/json", 200, ours);
-	fake_engine_route(x->f, "GET", "/containers/taskenv-shared-*", 404,
-			  "{\"message\":\"no such container\"}");
-	fake_engine_route_raw(x->f, "POST", "/containers/c1/stop*", 204, NULL, "", 0);
-	fake_engine_route_raw(x->f, "DELETE", "/containers/c1?v=1&force=1", 204, NULL, "", 0);
-	fake_engine_route(x->f, "GET", "/networks/net1", 200, net);
-	fake_engine_route_raw(x->f, "DELETE", "/networks/net1", 204, NULL, "", 0);
+	route_down(x, CONTAINER, ours);
+	route_204(x, "DELETE", "/containers/c1?v=1&force=1");
+	route_204(x, "DELETE", "/networks/net1");
 	assert_int_equal(down(x, &res, &err), 0);
 	assert_int_equal(res.removed, 2);
 	assert_int_equal(fake_engine_count(x->f, "POST", "/containers/c1/stop?t=1"), 1);
@@ -280,74 +285,56 @@ static void test_create_dropped(void **state)
 	assert_task_gone(x);
 }
 
+/* The task's rows after a `down` that could not remove them: both pending,
+ * TE_E_REMAINS naming them, the task pending. */
+static void assert_both_pending(struct fx *x, int rc, const struct te_err *err)
+{
+	te_autofree char *r = rows(x);
+
+	assert_int_equal(rc, -1);
+	assert_int_equal(err->code, TE_E_REMAINS);
+	assert_non_null(
+	    strstr(err->msg, "2 owned resource(s) remain (network " NETWORK ", container " CONTAINER ")"));
+	assert_string_equal(r, "network " NETWORK " pending net1\ncontainer " CONTAINER " pending c1\n");
+	assert_status(x, "pending");
+}
+
 /* A whole up, then a down whose container removal the engine refuses
- * (500), then one whose answer is cut off: the row stays pending, down
- * fails with TE_E_REMAINS naming it, the network (which the container
- * still holds) is not touched; a later down removes both. */
+ * (500), then one whose answer is cut off: the rows stay pending and down
+ * fails naming them (the network the container still holds is refused
+ * too); a later down removes both and forgets the task. */
 static void test_remove_refused_then_retried(void **state)
 {
 	struct fx *x = *state;
 	struct svc_down_result res;
 	struct te_err err = {0};
-	te_autofree char *net = NULL;
 	te_autofree char *ours = NULL;
-	te_autofree char *r = NULL;
 
 	route_up(x);
 	fake_engine_route(x->f, "POST", "/containers/create*", 201, "{\"Id\":\"c1\",\"Warnings\":[]}");
-	fake_engine_route_raw(x->f, "POST", "/containers/c1/start", 204, NULL, "", 0);
+	route_204(x, "POST", "/containers/c1/start");
 	assert_int_equal(up(x, &err), 0);
 	assert_status(x, "up");
-
-	fake_engine_routes_clear(x->f);
-	fake_engine_route_docker_ping(x->f);
 	ours = labelled(x, "c1", TASK, true);
-	net = labelled(x, "net1", TASK, false);
-	fake_engine_route(x->f, "GET", "/containers/c1/json", 200, ours);
-	fake_engine_route(x->f, "GET", "/containers/taskenv-shared-*", 404,
-			  "{\"message\":\"no such container\"}");
-	fake_engine_route_raw(x->f, "POST", "/containers/c1/stop*", 204, NULL, "", 0);
+
+	route_down(x, "c1", ours);
 	fake_engine_route(x->f, "DELETE", "/containers/c1*", 500,
 			  "{\"message\":\"removal of container c1 is already in progress\"}");
-	fake_engine_route(x->f, "GET", "/networks/net1", 200, net);
 	fake_engine_route(x->f, "DELETE", "/networks/net1", 403,
 			  "{\"message\":\"error while removing network: network has active endpoints\"}");
-	assert_int_equal(down(x, &res, &err), -1);
-	assert_int_equal(err.code, TE_E_REMAINS);
-	assert_non_null(
-	    strstr(err.msg, "2 owned resource(s) remain (network " NETWORK ", container " CONTAINER ")"));
-	r = rows(x);
-	assert_string_equal(r, "network " NETWORK " pending net1\ncontainer " CONTAINER " pending c1\n");
-	assert_status(x, "pending");
+	assert_both_pending(x, down(x, &res, &err), &err);
 
-	/* The next down: the answer to the DELETE is cut off: still pending. */
-	fake_engine_routes_clear(x->f);
-	fake_engine_route_docker_ping(x->f);
-	fake_engine_route(x->f, "GET", "/containers/c1/json", 200, ours);
-	fake_engine_route(x->f, "GET", "/containers/taskenv-shared-*", 404,
-			  "{\"message\":\"no such container\"}");
-	fake_engine_route_raw(x->f, "POST", "/containers/c1/stop*", 204, NULL, "", 0);
+	route_down(x, "c1", ours);
 	fake_engine_route_drop(x->f, "DELETE", "/containers/c1*", 500,
 			       "{\"message\":\"cut off in the middle\"}");
-	fake_engine_route(x->f, "GET", "/networks/net1", 200, net);
 	fake_engine_route(x->f, "DELETE", "/networks/net1", 403,
 			  "{\"message\":\"network has active endpoints\"}");
-	assert_int_equal(down(x, &res, &err), -1);
-	assert_int_equal(err.code, TE_E_REMAINS);
-	free(r);
-	r = rows(x);
-	assert_string_equal(r, "network " NETWORK " pending net1\ncontainer " CONTAINER " pending c1\n");
+	te_err_clear(&err);
+	assert_both_pending(x, down(x, &res, &err), &err);
 
-	/* And the engine answers again. */
-	fake_engine_routes_clear(x->f);
-	fake_engine_route_docker_ping(x->f);
-	fake_engine_route(x->f, "GET", "/containers/c1/json", 200, ours);
-	fake_engine_route(x->f, "GET", "/containers/taskenv-shared-*", 404,
-			  "{\"message\":\"no such container\"}");
-	fake_engine_route_raw(x->f, "POST", "/containers/c1/stop*", 204, NULL, "", 0);
-	fake_engine_route_raw(x->f, "DELETE", "/containers/c1*", 204, NULL, "", 0);
-	fake_engine_route(x->f, "GET", "/networks/net1", 200, net);
-	fake_engine_route_raw(x->f, "DELETE", "/networks/net1", 204, NULL, "", 0);
+	route_down(x, "c1", ours);
+	route_204(x, "DELETE", "/containers/c1*");
+	route_204(x, "DELETE", "/networks/net1");
 	te_err_clear(&err);
 	assert_int_equal(down(x, &res, &err), 0);
 	assert_int_equal(res.removed, 2);

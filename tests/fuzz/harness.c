@@ -1,5 +1,5 @@
-/* The corpus replayer (replay.h). */
-#include "tests/fuzz/replay.h"
+/* What the fuzz harnesses share (harness.h). */
+#include "tests/fuzz/harness.h"
 
 #include "common/mem.h"
 
@@ -8,6 +8,34 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
+
+static char input_dir[] = "/tmp/taskenv-fuzz-XXXXXX";
+static char *input_file;
+
+static void remove_input(void)
+{
+	unlink(input_file);
+	rmdir(input_dir);
+	free(input_file);
+}
+
+const char *fuzz_write_input(const char *name, const uint8_t *data, size_t size)
+{
+	FILE *f;
+
+	if (!input_file) {
+		if (!mkdtemp(input_dir))
+			abort();
+		input_file = xasprintf("%s/%s", input_dir, name);
+		atexit(remove_input);
+	}
+	f = fopen(input_file, "wb");
+	if (!f || (size && fwrite(data, 1, size, f) != size))
+		abort();
+	fclose(f);
+	return input_file;
+}
 
 static int replay_file(const char *path)
 {
