@@ -1,5 +1,5 @@
 #include "services/contract/contract.h"
-#include "services/lifecycle/kind.h"
+#include "services/lifecycle/reskind.h"
 #include "services/contract/git.h"
 #include "services/contract/snapshot.h"
 #include "services/contract/worktree.h"
@@ -422,15 +422,15 @@ static cJSON *limits_json(const char *name, const cJSON *hc)
 /* Driver rows: everything that is not an engine object. */
 static bool driver_row(const struct state_resource *r)
 {
-	enum svc_kind k = svc_kind_of(r->kind);
+	enum svc_res_kind k = svc_res_kind_of(r->kind);
 
-	return k == SVC_KIND_UNKNOWN || !svc_kind_engine(k);
+	return k == SVC_RES_UNKNOWN || !svc_res_kind_engine(k);
 }
 
 /* How the contract lists the credentials of a driver row's kind. */
-static enum svc_kind_cred cred_of(const struct state_resource *r)
+static enum svc_res_cred cred_of(const struct state_resource *r)
 {
-	const struct svc_kind_ops *k = svc_kind_find(r->kind);
+	const struct svc_res_kind_ops *k = svc_res_kind_find(r->kind);
 
 	return k ? k->cred : SVC_CRED_NONE;
 }

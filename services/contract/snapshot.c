@@ -1,5 +1,5 @@
 #include "services/contract/snapshot.h"
-#include "services/lifecycle/kind.h"
+#include "services/lifecycle/reskind.h"
 #include "engine/engine.h"
 #include "common/err.h"
 #include "common/mem.h"
@@ -21,10 +21,10 @@ const char *svc_json_str(const cJSON *o, const char *k1, const char *k2)
 /* Images and driver resources (postgres, ...) have no list here. */
 static cJSON *target(struct svc_snapshot *s, const char *kind)
 {
-	switch (svc_kind_of(kind)) {
-	case SVC_KIND_CONTAINER: return s->containers;
-	case SVC_KIND_NETWORK: return s->networks;
-	case SVC_KIND_VOLUME: return s->volumes;
+	switch (svc_res_kind_of(kind)) {
+	case SVC_RES_CONTAINER: return s->containers;
+	case SVC_RES_NETWORK: return s->networks;
+	case SVC_RES_VOLUME: return s->volumes;
 	default: return NULL;
 	}
 }
@@ -39,7 +39,7 @@ static int add_entry(struct engine *e, struct svc_snapshot *s, size_t i, struct 
 	entry = cJSON_CreateObject();
 	cJSON_AddNumberToObject(entry, "resource", (double)i);
 	cJSON_AddItemToArray(arr, entry);
-	if (svc_kind_inspect(e, s->res[i].kind, s->res[i].name, s->res[i].engine_id, &obj, err) < 0)
+	if (svc_res_inspect(e, s->res[i].kind, s->res[i].name, s->res[i].engine_id, &obj, err) < 0)
 		return err->code == TE_E_NOTFOUND ? (te_err_clear(err), 0) : -1;
 	cJSON_AddItemToObject(entry, "inspect", obj);
 	if (arr == s->containers && engine_image_inspect(e, svc_json_str(obj, "Image", NULL), &img, err) == 0)

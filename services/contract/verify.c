@@ -1,5 +1,5 @@
 #include "services/contract/verify.h"
-#include "services/lifecycle/kind.h"
+#include "services/lifecycle/reskind.h"
 #include "services/lifecycle/drvrun.h"
 #include "drivers/postgres.h"
 #include "services/contract/contract.h"
@@ -57,15 +57,15 @@ static const char *name_of(const cJSON *obj)
 
 /* ---- ledger and engine agree ---- */
 
-static bool recorded(const struct svc_snapshot *s, enum svc_kind kind, const char *name)
+static bool recorded(const struct svc_snapshot *s, enum svc_res_kind kind, const char *name)
 {
 	for (size_t i = 0; i < s->n_res; i++)
-		if (svc_kind_of(s->res[i].kind) == kind && strcmp(s->res[i].name, name) == 0)
+		if (svc_res_kind_of(s->res[i].kind) == kind && strcmp(s->res[i].name, name) == 0)
 			return true;
 	return false;
 }
 
-static void check_recorded(struct verify *v, const cJSON *entries, enum svc_kind kind, int *present)
+static void check_recorded(struct verify *v, const cJSON *entries, enum svc_res_kind kind, int *present)
 {
 	const cJSON *it;
 
@@ -77,32 +77,32 @@ static void check_recorded(struct verify *v, const cJSON *entries, enum svc_kind
 		else
 			result(v, "ledger-engine", r->name, SVC_VERIFY_FAIL,
 			       "recorded %s (ledger state %s) is missing from the engine",
-			       svc_kind_name(kind), r->state);
+			       svc_res_kind_name(kind), r->state);
 	}
 }
 
 /* The name of an entry of KIND's list answer, "" when it has none. */
-static const char *listed_name(enum svc_kind kind, const cJSON *o)
+static const char *listed_name(enum svc_res_kind kind, const cJSON *o)
 {
-	const char *n = svc_kind(kind)->entry_name(o);
+	const char *n = svc_res_kind(kind)->entry_name(o);
 
 	return n ? n : "";
 }
 
-static int check_unrecorded(struct verify *v, enum svc_kind kind, const char *label, struct te_err *err)
+static int check_unrecorded(struct verify *v, enum svc_res_kind kind, const char *label, struct te_err *err)
 {
 	te_autojson cJSON *list = NULL;
 	const cJSON *o;
 
-	if (svc_kind(kind)->list(v->e, label, &list, err) < 0)
+	if (svc_res_kind(kind)->list(v->e, label, &list, err) < 0)
 		return -1;
 	cJSON_ArrayForEach (o, list) {
 		const char *n = listed_name(kind, o);
 
 		if (!recorded(&v->s, kind, n))
 			result(v, "ledger-engine", n, SVC_VERIFY_FAIL,
-			       "%s carries label %s but the ledger has no row for it", svc_kind_name(kind),
-			       label);
+			       "%s carries label %s but the ledger has no row for it",
+			       svc_res_kind_name(kind), label);
 	}
 	return 0;
 }
@@ -112,12 +112,12 @@ static int check_ledger_engine(struct verify *v, struct te_err *err)
 	te_autofree char *label = xasprintf("io.taskenv.task=%s", v->s.task);
 	int present = 0, before = v->failed;
 
-	check_recorded(v, v->s.containers, SVC_KIND_CONTAINER, &present);
-	check_recorded(v, v->s.networks, SVC_KIND_NETWORK, &present);
-	check_recorded(v, v->s.volumes, SVC_KIND_VOLUME, &present);
-	if (check_unrecorded(v, SVC_KIND_CONTAINER, label, err) < 0 ||
-	    check_unrecorded(v, SVC_KIND_NETWORK, label, err) < 0 ||
-	    check_unrecorded(v, SVC_KIND_VOLUME, label, err) < 0)
+	check_recorded(v, v->s.containers, SVC_RES_CONTAINER, &present);
+	check_recorded(v, v->s.networks, SVC_RES_NETWORK, &present);
+	check_recorded(v, v->s.volumes, SVC_RES_VOLUME, &present);
+	if (check_unrecorded(v, SVC_RES_CONTAINER, label, err) < 0 ||
+	    check_unrecorded(v, SVC_RES_NETWORK, label, err) < 0 ||
+	    check_unrecorded(v, SVC_RES_VOLUME, label, err) < 0)
 		return -1;
 	if (v->failed == before)
 		result(v, "ledger-engine", v->s.task, SVC_VERIFY_PASS,
@@ -155,9 +155,9 @@ static int collect_live(struct verify *v, struct te_err *err)
 		return -1;
 	cJSON_ArrayForEach (it, list) {
 		te_autojson cJSON *insp = NULL;
-		const char *n = listed_name(SVC_KIND_CONTAINER, it);
+		const char *n = listed_name(SVC_RES_CONTAINER, it);
 
-		if (recorded(&v->s, SVC_KIND_CONTAINER, n))
+		if (recorded(&v->s, SVC_RES_CONTAINER, n))
 			continue;
 		if (engine_container_inspect(v->e, svc_json_str(it, "Id", NULL), &insp, err) < 0)
 			return -1;
@@ -410,9 +410,9 @@ static void check_egress(struct verify *v)
  * probe, and the line says so. */
 static bool cross_kind(const char *kind)
 {
-	enum svc_kind k = svc_kind_of(kind);
+	enum svc_res_kind k = svc_res_kind_of(kind);
 
-	return k == SVC_KIND_POSTGRES_SCHEMA || k == SVC_KIND_POSTGRES_DATABASE;
+	return k == SVC_RES_POSTGRES_SCHEMA || k == SVC_RES_POSTGRES_DATABASE;
 }
 
 /* URL with this task's own credentials probing every schema and database
@@ -475,9 +475,9 @@ static void check_credentials(struct verify *v, struct ledger *l)
 		struct te_err err = {0};
 		te_autojson cJSON *d = NULL;
 
-		const struct svc_kind_ops *k = svc_kind_find(r->kind);
+		const struct svc_res_kind_ops *k = svc_res_kind_find(r->kind);
 
-		if (!k || k->kind != SVC_KIND_POSTGRES_ROLE) {
+		if (!k || k->kind != SVC_RES_POSTGRES_ROLE) {
 			other += k && k->driver && strcmp(k->driver, "postgres") != 0;
 			continue;
 		}

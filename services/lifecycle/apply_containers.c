@@ -1,7 +1,7 @@
 /* `up`: containers found, created, recreated or started, after their
  * depends_on conditions (apply_int.h). */
 #include "services/lifecycle/apply.h"
-#include "services/lifecycle/kind.h"
+#include "services/lifecycle/reskind.h"
 #include "services/lifecycle/apply_int.h"
 #include "services/model/compose.h"
 #include "services/model/task.h"
@@ -125,7 +125,7 @@ int up_ensure_container(struct up *u, size_t idx, struct te_err *err)
 	const char *id;
 	long long row;
 
-	if (state_resource_intend(u->l, u->plan->task, svc_kind_name(SVC_KIND_CONTAINER), c->name,
+	if (state_resource_intend(u->l, u->plan->task, svc_res_kind_name(SVC_RES_CONTAINER), c->name,
 				  c->svc->name, &row, err) < 0)
 		return -1;
 	if (engine_container_inspect(u->e, c->name, &obj, err) < 0) {

@@ -1,6 +1,6 @@
 /* `up`: each service's image present, pulled or built (apply_int.h). */
 #include "services/lifecycle/apply.h"
-#include "services/lifecycle/kind.h"
+#include "services/lifecycle/reskind.h"
 #include "services/lifecycle/apply_int.h"
 #include "services/model/compose.h"
 #include "services/model/plan.h"
@@ -116,7 +116,7 @@ static long long image_row(struct up *u, const char *name, struct te_err *err)
 	if (state_resource_list(u->l, u->plan->task, false, &rows, &n, err) < 0)
 		return -1;
 	for (size_t i = 0; i < n && !id; i++)
-		if (svc_kind_of(rows[i].kind) == SVC_KIND_IMAGE && strcmp(rows[i].name, name) == 0)
+		if (svc_res_kind_of(rows[i].kind) == SVC_RES_IMAGE && strcmp(rows[i].name, name) == 0)
 			id = rows[i].id;
 	state_resources_free(rows, n);
 	return id;
@@ -147,7 +147,7 @@ static int build_one(struct up *u, const struct svc_plan_container *c, struct te
 	if (row < 0)
 		return -1;
 	remember_old_image(u, c);
-	if (fresh && state_resource_intend(u->l, u->plan->task, svc_kind_name(SVC_KIND_IMAGE), c->image,
+	if (fresh && state_resource_intend(u->l, u->plan->task, svc_res_kind_name(SVC_RES_IMAGE), c->image,
 					   c->svc->name, &row, err) < 0) {
 		if (err->code != TE_E_CONFLICT)
 			return -1;

@@ -1,7 +1,7 @@
 /* `up`: host ports and subnets reserved, networks and volumes found or
  * created (apply_int.h). */
 #include "services/lifecycle/apply.h"
-#include "services/lifecycle/kind.h"
+#include "services/lifecycle/reskind.h"
 #include "services/lifecycle/apply_int.h"
 #include "services/model/compose.h"
 #include "services/model/plan.h"
@@ -123,8 +123,8 @@ int up_ensure_network(struct up *u, const struct svc_plan_network *n, struct te_
 		up_step(u, "network", n->name, "external, used");
 		return 0;
 	}
-	if (state_resource_intend(u->l, u->plan->task, svc_kind_name(SVC_KIND_NETWORK), n->name, n->key, &row,
-				  err) < 0)
+	if (state_resource_intend(u->l, u->plan->task, svc_res_kind_name(SVC_RES_NETWORK), n->name, n->key,
+				  &row, err) < 0)
 		return -1;
 	if (engine_network_inspect(u->e, n->name, &obj, err) == 0) {
 		if (!up_owned(u->plan, obj))
@@ -158,8 +158,8 @@ int up_ensure_volume(struct up *u, const struct svc_plan_volume *v, struct te_er
 		up_step(u, "volume", v->name, "external, used");
 		return 0;
 	}
-	if (state_resource_intend(u->l, u->plan->task, svc_kind_name(SVC_KIND_VOLUME), v->name, v->key, &row,
-				  err) < 0)
+	if (state_resource_intend(u->l, u->plan->task, svc_res_kind_name(SVC_RES_VOLUME), v->name, v->key,
+				  &row, err) < 0)
 		return -1;
 	if (engine_volume_inspect(u->e, v->name, &obj, err) == 0) {
 		if (!up_owned(u->plan, obj))

@@ -1,5 +1,5 @@
 #include "services/lifecycle/gc.h"
-#include "services/lifecycle/kind.h"
+#include "services/lifecycle/reskind.h"
 #include "services/model/task.h"
 #include "services/lifecycle/teardown.h"
 #include "engine/engine.h"
@@ -141,7 +141,7 @@ static int task_busy(struct gc *g, const char *task, int *lock, struct te_err *e
 	return 0;
 }
 
-static int orphan_remove(struct gc *g, const struct svc_kind_ops *k, const cJSON *obj, struct te_err *err)
+static int orphan_remove(struct gc *g, const struct svc_res_kind_ops *k, const cJSON *obj, struct te_err *err)
 {
 	const char *kind = k->name;
 	const char *name = k->entry_name(obj);
@@ -176,7 +176,7 @@ static int orphan_remove(struct gc *g, const struct svc_kind_ops *k, const cJSON
 	return rc < 0 ? -1 : 0;
 }
 
-static int gc_orphans(struct gc *g, const struct svc_kind_ops *k, struct te_err *err)
+static int gc_orphans(struct gc *g, const struct svc_res_kind_ops *k, struct te_err *err)
 {
 	te_autofree char *label = xasprintf("io.taskenv.ledger=%s", state_ledger_id(g->l));
 	te_autojson cJSON *list = NULL;
@@ -201,8 +201,8 @@ int svc_gc(struct engine *e, struct ledger *l, const struct svc_gc_opts *opts, s
 	/* Orphans: engine objects labelled with this ledger that no row holds,
 	 * of each kind the engine lists by label, containers first (the table's
 	 * order): they hold the networks and volumes. */
-	for (int i = 0; i < SVC_KIND_COUNT; i++)
-		if (svc_kind(i)->list && gc_orphans(&g, svc_kind(i), err) < 0)
+	for (int i = 0; i < SVC_RES_COUNT; i++)
+		if (svc_res_kind(i)->list && gc_orphans(&g, svc_res_kind(i), err) < 0)
 			return -1;
 	state_event_add(l, NULL, "gc", opts->dry_run ? "gc dry run" : "gc complete", err);
 	if (res->remaining)

@@ -1,5 +1,5 @@
 #include "services/lifecycle/ops.h"
-#include "services/lifecycle/kind.h"
+#include "services/lifecycle/reskind.h"
 #include "services/model/compose.h"
 #include "services/model/load.h"
 #include "services/model/plan.h"
@@ -46,7 +46,7 @@ static bool row_oneoff(const struct state_resource *r)
 
 static bool row_usable(const struct state_resource *r)
 {
-	return svc_kind_of(r->kind) == SVC_KIND_CONTAINER && strcmp(r->state, STATE_CREATED) == 0 &&
+	return svc_res_kind_of(r->kind) == SVC_RES_CONTAINER && strcmp(r->state, STATE_CREATED) == 0 &&
 	       r->engine_id;
 }
 
@@ -304,7 +304,7 @@ static int create_oneoff(struct run *r, struct te_err *err)
 	r->name = run_name(r->task, r->o->service, err);
 	if (!r->name)
 		return -1;
-	if (state_resource_intend(r->l, r->task, svc_kind_name(SVC_KIND_CONTAINER), r->name, r->o->service,
+	if (state_resource_intend(r->l, r->task, svc_res_kind_name(SVC_RES_CONTAINER), r->name, r->o->service,
 				  &r->row, err) < 0 ||
 	    state_resource_set_detail(r->l, r->row, "{\"oneoff\":true}", err) < 0)
 		return -1;

@@ -1,5 +1,5 @@
 #include "services/lifecycle/status.h"
-#include "services/lifecycle/kind.h"
+#include "services/lifecycle/reskind.h"
 #include "services/lifecycle/drvrun.h"
 #include "engine/engine.h"
 #include "state/ledger.h"
@@ -173,21 +173,21 @@ static cJSON *live_ports(const cJSON *inspect)
 static int live_state(struct engine *e, const struct state_resource *r, cJSON *o, struct te_err *err)
 {
 	te_autojson cJSON *obj = NULL;
-	enum svc_kind k = svc_kind_of(r->kind);
+	enum svc_res_kind k = svc_res_kind_of(r->kind);
 
-	if (k == SVC_KIND_UNKNOWN || !svc_kind_engine(k)) {
+	if (k == SVC_RES_UNKNOWN || !svc_res_kind_engine(k)) {
 		/* A driver's object lives on its server; a kind this build does
 		 * not know (a newer taskenv's row) is not looked for. */
-		cJSON_AddStringToObject(o, "live", k == SVC_KIND_UNKNOWN ? "unknown" : "server");
+		cJSON_AddStringToObject(o, "live", k == SVC_RES_UNKNOWN ? "unknown" : "server");
 		return 0;
 	}
-	if (svc_kind_inspect(e, r->kind, r->name, r->engine_id, &obj, err) < 0) {
+	if (svc_res_inspect(e, r->kind, r->name, r->engine_id, &obj, err) < 0) {
 		if (err->code != TE_E_NOTFOUND)
 			return -1;
 		cJSON_AddStringToObject(o, "live", "absent");
 		return 0;
 	}
-	if (k != SVC_KIND_CONTAINER) {
+	if (k != SVC_RES_CONTAINER) {
 		cJSON_AddStringToObject(o, "live", "present");
 		return 0;
 	}

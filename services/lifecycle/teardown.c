@@ -1,5 +1,5 @@
 #include "services/lifecycle/teardown.h"
-#include "services/lifecycle/kind.h"
+#include "services/lifecycle/reskind.h"
 #include "services/model/plan.h"
 #include "services/lifecycle/drvrun.h"
 #include "state/secrets.h"
@@ -43,7 +43,7 @@ static bool labels_match(const struct down *d, const cJSON *obj)
 /* Removed from the ledger, and what it held there goes back. */
 static int mark_removed(struct down *d, const struct state_resource *r, struct te_err *err)
 {
-	const struct svc_kind_ops *k = svc_kind_find(r->kind);
+	const struct svc_res_kind_ops *k = svc_res_kind_find(r->kind);
 
 	if (state_resource_set_state(d->l, r->id, STATE_REMOVED, err) < 0)
 		return -1;
@@ -51,7 +51,7 @@ static int mark_removed(struct down *d, const struct state_resource *r, struct t
 }
 
 /* Let go of what holds it, then remove it. */
-static int remove_object(struct down *d, const struct svc_kind_ops *k, const struct state_resource *r,
+static int remove_object(struct down *d, const struct svc_res_kind_ops *k, const struct state_resource *r,
 			 const char *id, struct te_err *err)
 {
 	if (k->before_remove && k->before_remove(d->e, d->l, r->name, err) < 0)
@@ -76,12 +76,12 @@ static bool rmi_wants(const struct down *d, const struct state_resource *r)
  * everything else is counted and recorded, and the caller goes on. */
 static int down_one(struct down *d, const struct state_resource *r, struct te_err *err)
 {
-	const struct svc_kind_ops *k = svc_kind_find(r->kind);
+	const struct svc_res_kind_ops *k = svc_res_kind_find(r->kind);
 	te_autojson cJSON *obj = NULL;
 	const char *id;
 	char what[sizeof(err->msg) + 16];
 
-	if (svc_kind_inspect(d->e, r->kind, r->name, r->engine_id, &obj, err) < 0) {
+	if (svc_res_inspect(d->e, r->kind, r->name, r->engine_id, &obj, err) < 0) {
 		if (err->code == TE_E_UNREACHABLE)
 			return -1;
 		if (err->code != TE_E_NOTFOUND)
@@ -95,12 +95,12 @@ static int down_one(struct down *d, const struct state_resource *r, struct te_er
 		step(d, r, "not ours, left alone");
 		return mark_removed(d, r, err);
 	}
-	if (k->kind == SVC_KIND_VOLUME && !d->opts->volumes) {
+	if (k->kind == SVC_RES_VOLUME && !d->opts->volumes) {
 		d->res->kept++;
 		step(d, r, "kept");
 		return 0;
 	}
-	if (k->kind == SVC_KIND_IMAGE && !rmi_wants(d, r)) {
+	if (k->kind == SVC_RES_IMAGE && !rmi_wants(d, r)) {
 		d->res->kept_images++;
 		step(d, r, "kept");
 		return 0;
@@ -149,7 +149,7 @@ static int down_driver_row(struct down *d, const struct state_resource *r, struc
 	return state_resource_set_state(d->l, r->id, STATE_REMOVED, err);
 }
 
-/* Every row of TASK whose kind is removed at ORDER (svc_kind_ops.down_order),
+/* Every row of TASK whose kind is removed at ORDER (svc_res_kind_ops.down_order),
  * newest first: Compose stops dependants before their dependencies, and a
  * schema or database goes before the role that owns it. */
 static int down_order(struct down *d, int order, struct te_err *err)
@@ -162,7 +162,7 @@ static int down_order(struct down *d, int order, struct te_err *err)
 	if (state_resource_list(d->l, d->task, false, &rows, &n, err) < 0)
 		return -1;
 	for (size_t i = n; i-- > 0 && rc == 0;) {
-		const struct svc_kind_ops *k = svc_kind_find(rows[i].kind);
+		const struct svc_res_kind_ops *k = svc_res_kind_find(rows[i].kind);
 
 		if (!k || k->down_order != order)
 			continue;
@@ -243,9 +243,9 @@ int svc_down_locked(struct engine *e, struct ledger *l, const char *task, const 
 	state_task_release(&t);
 	/* Containers, then the driver objects they use, networks, images,
 	 * volumes: each holds the next. */
-	for (int i = 0; i < SVC_KIND_COUNT; i++)
-		if (svc_kind(i)->down_order > last)
-			last = svc_kind(i)->down_order;
+	for (int i = 0; i < SVC_RES_COUNT; i++)
+		if (svc_res_kind(i)->down_order > last)
+			last = svc_res_kind(i)->down_order;
 	for (int order = 0; order <= last; order++)
 		if (down_order(&d, order, err) < 0)
 			return -1;

@@ -1,5 +1,5 @@
 /* Resource kinds: every kind of object the ledger records (the kind column
- * of resources), one row each in one table (kind.c) with what the verbs
+ * of resources), one row each in one table (reskind.c) with what the verbs
  * do with it, so no verb compares kind strings of its own.
  *
  * Engine objects (containers, networks, volumes, images) carry the engine
@@ -7,8 +7,8 @@
  * a RabbitMQ vhost, an S3 bucket, ...) name their driver, which creates,
  * checks and removes them (drivers/driver.h). Adding a kind: one enum
  * value and one row (docs/internals/EXTENDING.md, "A new resource kind"). */
-#ifndef TASKENV_SERVICES_LIFECYCLE_KIND_H
-#define TASKENV_SERVICES_LIFECYCLE_KIND_H
+#ifndef TASKENV_SERVICES_LIFECYCLE_RESKIND_H
+#define TASKENV_SERVICES_LIFECYCLE_RESKIND_H
 
 #include <stdbool.h>
 
@@ -17,33 +17,33 @@ struct engine;
 struct ledger;
 struct te_err;
 
-enum svc_kind {
-	SVC_KIND_CONTAINER,
-	SVC_KIND_NETWORK,
-	SVC_KIND_VOLUME,
-	SVC_KIND_IMAGE,
-	SVC_KIND_POSTGRES_ROLE,
-	SVC_KIND_POSTGRES_SCHEMA,
-	SVC_KIND_POSTGRES_DATABASE,
-	SVC_KIND_RABBITMQ_USER,
-	SVC_KIND_RABBITMQ_VHOST,
-	SVC_KIND_S3_BUCKET,
-	SVC_KIND_COUNT,
-	SVC_KIND_UNKNOWN = -1, /* a kind this build does not know (svc_kind_of) */
+enum svc_res_kind {
+	SVC_RES_CONTAINER,
+	SVC_RES_NETWORK,
+	SVC_RES_VOLUME,
+	SVC_RES_IMAGE,
+	SVC_RES_POSTGRES_ROLE,
+	SVC_RES_POSTGRES_SCHEMA,
+	SVC_RES_POSTGRES_DATABASE,
+	SVC_RES_RABBITMQ_USER,
+	SVC_RES_RABBITMQ_VHOST,
+	SVC_RES_S3_BUCKET,
+	SVC_RES_COUNT,
+	SVC_RES_UNKNOWN = -1, /* a kind this build does not know (svc_res_kind_of) */
 };
 
 /* What the contract says of a driver kind's credentials. */
-enum svc_kind_cred {
+enum svc_res_cred {
 	SVC_CRED_NONE,	 /* an object a login is scoped to (schema, database, vhost) */
 	SVC_CRED_OWN,	 /* the task's own login (a Postgres role, a RabbitMQ user) */
 	SVC_CRED_SHARED, /* one identity for every task on the server (s3rver): the object is the scope */
 };
 
-struct svc_kind_ops {
-	enum svc_kind kind;
+struct svc_res_kind_ops {
+	enum svc_res_kind kind;
 	const char *name;   /* as stored in the ledger, shown by ps, progress and events */
 	const char *driver; /* the driver that owns it (drv_find), NULL for an engine object */
-	enum svc_kind_cred cred;
+	enum svc_res_cred cred;
 	/* `down` removes kinds in rising order: containers (0) before the
 	 * driver objects they use (1), then networks (2), images (3), volumes (4). */
 	int down_order;
@@ -75,21 +75,21 @@ struct svc_kind_ops {
 	int (*after_remove)(struct ledger *l, const char *name, struct te_err *err);
 };
 
-/* The row of K (0 <= K < SVC_KIND_COUNT); a broken K is a bug (aborts). */
-const struct svc_kind_ops *svc_kind(enum svc_kind k);
+/* The row of K (0 <= K < SVC_RES_COUNT); a broken K is a bug (aborts). */
+const struct svc_res_kind_ops *svc_res_kind(enum svc_res_kind k);
 /* The row whose ledger name is NAME, or NULL for an unknown kind. */
-const struct svc_kind_ops *svc_kind_find(const char *name);
-/* The kind called NAME, or SVC_KIND_UNKNOWN. */
-enum svc_kind svc_kind_of(const char *name);
+const struct svc_res_kind_ops *svc_res_kind_find(const char *name);
+/* The kind called NAME, or SVC_RES_UNKNOWN. */
+enum svc_res_kind svc_res_kind_of(const char *name);
 /* The ledger name of K (static). */
-const char *svc_kind_name(enum svc_kind k);
+const char *svc_res_kind_name(enum svc_res_kind k);
 /* Is K an engine object (not a driver's)? */
-bool svc_kind_engine(enum svc_kind k);
+bool svc_res_kind_engine(enum svc_res_kind k);
 
 /* Inspect the object of a ledger row: by its engine id, or by NAME when the
  * kind is found by name or no id was recorded yet (an intended row). A
  * driver kind or an unknown one fails with TE_E_FAIL naming it. */
-int svc_kind_inspect(struct engine *e, const char *kind, const char *name, const char *engine_id,
-		     struct cJSON **out, struct te_err *err);
+int svc_res_inspect(struct engine *e, const char *kind, const char *name, const char *engine_id,
+		    struct cJSON **out, struct te_err *err);
 
 #endif
