@@ -68,7 +68,7 @@ services/gate/g.c state/s.h
 services/lifecycle/l.c services/contract/c.h
 services/lifecycle/l.c cmd/cmd.h
 services/contract/c.c cmd/cmd.h
-services/settings.c services/model/m.h
+services/settings.c services/lifecycle/l.h
 '
 n=0
 while read -r file hdr; do
