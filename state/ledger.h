@@ -21,8 +21,9 @@
 struct te_err;
 struct ledger;
 
-/* $TASKENV_STATE, else $XDG_STATE_HOME/taskenv/state.db, else
- * $HOME/.local/state/taskenv/state.db. Empty variables count as unset, and a
+/* $XDG_STATE_HOME/taskenv/state.db, else $HOME/.local/state/taskenv/state.db
+ * (TASKENV_STATE is the state setting, which cmd/ passes to state_open as
+ * its path). Empty variables count as unset, and a
  * relative $XDG_STATE_HOME is ignored (XDG spec). Owned; NULL only when no
  * home directory is known ($HOME unset and no passwd entry). */
 char *state_default_path(void);
@@ -41,6 +42,9 @@ const char *state_ledger_id(const struct ledger *l); /* borrowed */
 const char *state_path(const struct ledger *l);	     /* borrowed */
 /* The verb (e.g. "up", "down") that later events are recorded under; copied. */
 void state_set_verb(struct ledger *l, const char *verb);
+/* PRAGMA user_version of a ledger this build has migrated: the number of
+ * migrations in ledger.c. */
+int state_schema_version(void);
 
 /* ---- tasks ---- */
 struct state_task {

@@ -23,10 +23,10 @@ int svc_project_scale(struct svc_project *p, const char *name, long long n, stru
 /* The caps of one load: each, passed, is an error naming the cap and its
  * setting. Below them the loader is linear in its input. */
 struct svc_load_limits {
-	long long max_bytes; /* per file (compose_max_bytes, TASKENV_COMPOSE_MAX_BYTES) */
-	long long max_depth; /* mappings and lists nested (compose_max_depth, TASKENV_COMPOSE_MAX_DEPTH) */
+	long long max_bytes; /* per file (compose.max_bytes, TASKENV_COMPOSE_MAX_BYTES) */
+	long long max_depth; /* mappings and lists nested (compose.max_depth, TASKENV_COMPOSE_MAX_DEPTH) */
 	long long max_nodes; /* YAML nodes of all files together, an alias counting as the
-			      * nodes it repeats (compose_max_nodes, TASKENV_COMPOSE_MAX_NODES) */
+			      * nodes it repeats (compose.max_nodes, TASKENV_COMPOSE_MAX_NODES) */
 };
 #define SVC_LOAD_MAX_BYTES (32LL << 20)
 #define SVC_LOAD_MAX_DEPTH 100LL

@@ -121,7 +121,7 @@ static int read_capped(struct svc_load_ctx *c, const char *file, struct te_buf *
 	while (rc == 0 && (n = fread(chunk, 1, sizeof(chunk), f)) > 0)
 		if (te_buf_add(b, chunk, n) < 0)
 			rc = te_err_set(err, TE_E_COMPOSE,
-					"%s: larger than the cap of %lld bytes (compose_max_bytes, "
+					"%s: larger than the cap of %lld bytes (compose.max_bytes, "
 					"TASKENV_COMPOSE_MAX_BYTES)",
 					file, c->lim.max_bytes);
 	if (rc == 0 && ferror(f))
@@ -233,7 +233,7 @@ static int count(struct scan *s, const yaml_mark_t *m, long long n)
 	s->c->nodes += n;
 	if (s->c->nodes > s->c->lim.max_nodes)
 		return cap_error(s, m, "more YAML nodes (aliases counted as what they repeat)",
-				 s->c->lim.max_nodes, "compose_max_nodes", "TASKENV_COMPOSE_MAX_NODES");
+				 s->c->lim.max_nodes, "compose.max_nodes", "TASKENV_COMPOSE_MAX_NODES");
 	return 0;
 }
 
@@ -259,7 +259,7 @@ static int scan_event(struct scan *s, const yaml_event_t *ev)
 									 : ev->data.mapping_start.anchor);
 		if ((long long)s->depth >= s->c->lim.max_depth)
 			return cap_error(s, m, "mappings and lists nested deeper", s->c->lim.max_depth,
-					 "compose_max_depth", "TASKENV_COMPOSE_MAX_DEPTH");
+					 "compose.max_depth", "TASKENV_COMPOSE_MAX_DEPTH");
 		if (count(s, m, 1) < 0)
 			return -1;
 		f = &s->stack[s->depth++];

@@ -19,9 +19,9 @@
 #include "common/err.h"
 #include "common/mem.h"
 #include "state/ledger.h"
-#include "state/ledger_int.h"
 #include "state/owner.h"
 #include "state/subnets.h"
+#include "state/sqlite.h" /* the handle, to write PRAGMA user_version */
 
 struct fx {
 	char *dir;  /* the mkdtemp directory, removed in teardown */
@@ -110,7 +110,7 @@ static void test_open_creates_private_wal_db(void **state)
 	assert_int_equal(strspn(id, "0123456789abcdef"), 16);
 	mode = raw_text(f->path, "PRAGMA journal_mode");
 	assert_string_equal(mode, "wal");
-	assert_int_equal(raw_int(f->path, "PRAGMA user_version"), LEDGER_SCHEMA_VERSION);
+	assert_int_equal(raw_int(f->path, "PRAGMA user_version"), state_schema_version());
 	state_close(l);
 }
 
@@ -163,7 +163,7 @@ static void test_reopen_keeps_id(void **state)
 	assert_string_equal(state_ledger_id(l), id);
 	state_close(l);
 	assert_int_equal(raw_int(f->path, "SELECT count(*) FROM meta"), 1);
-	assert_int_equal(raw_int(f->path, "PRAGMA user_version"), LEDGER_SCHEMA_VERSION);
+	assert_int_equal(raw_int(f->path, "PRAGMA user_version"), state_schema_version());
 }
 
 static void test_newer_schema_refused(void **state)
@@ -173,7 +173,7 @@ static void test_newer_schema_refused(void **state)
 	struct te_err err = {0};
 	char sql[64];
 
-	snprintf(sql, sizeof(sql), "PRAGMA user_version = %d", LEDGER_SCHEMA_VERSION + 1);
+	snprintf(sql, sizeof(sql), "PRAGMA user_version = %d", state_schema_version() + 1);
 	assert_int_equal(sqlite3_exec(l->db, sql, NULL, NULL, NULL), SQLITE_OK);
 	state_close(l);
 	assert_null(state_open(f->path, &err));
@@ -205,7 +205,7 @@ static void test_ports_gain_replica(void **state)
 	    SQLITE_OK);
 	state_close(l);
 	l = open_ok(f->path);
-	assert_int_equal(raw_int(f->path, "PRAGMA user_version"), LEDGER_SCHEMA_VERSION);
+	assert_int_equal(raw_int(f->path, "PRAGMA user_version"), state_schema_version());
 	assert_int_equal(state_port_list(l, "old", &ports, &n, &err), 0);
 	assert_int_equal(n, 1);
 	assert_int_equal(ports[0].replica, 1);
@@ -524,7 +524,7 @@ static void concurrent_round(const char *path)
 	for (int i = 0; i < NCHILD; i++)
 		assert_memory_equal(buf + 17 * i, state_ledger_id(l), 16);
 	state_close(l);
-	assert_int_equal(raw_int(path, "PRAGMA user_version"), LEDGER_SCHEMA_VERSION);
+	assert_int_equal(raw_int(path, "PRAGMA user_version"), state_schema_version());
 }
 
 static void test_concurrent_fresh_open(void **state)
@@ -650,7 +650,8 @@ static void test_default_path(void **state)
 	static const struct {
 		const char *te, *xdg, *home, *want;
 	} cases[] = {
-	    {"/s/x.db", "/xdg", "/h", "/s/x.db"},
+	    /* TASKENV_STATE is a setting that cmd/ passes as the path: not read here */
+	    {"/s/x.db", "/xdg", "/h", "/xdg/taskenv/state.db"},
 	    {"", "/xdg", "/h", "/xdg/taskenv/state.db"},
 	    {NULL, "/xdg", "/h", "/xdg/taskenv/state.db"},
 	    {NULL, "rel", "/h", "/h/.local/state/taskenv/state.db"},
@@ -680,16 +681,22 @@ static void test_default_path(void **state)
 
 static void test_open_default_path(void **state)
 {
-	struct fx *f = *state;
-	te_autofree char *saved = xstrdup(getenv("TASKENV_STATE"));
+	char dir[] = "/tmp/te-xdg-XXXXXX";
+	te_autofree char *saved = xstrdup(getenv("XDG_STATE_HOME"));
+	te_autofree char *want = NULL;
+	te_autofree char *rm = NULL;
 	struct ledger *l;
 
-	setenv("TASKENV_STATE", f->path, 1);
+	assert_non_null(mkdtemp(dir));
+	want = xasprintf("%s/taskenv/state.db", dir);
+	setenv("XDG_STATE_HOME", dir, 1);
 	l = open_ok(NULL);
-	set_or_unset("TASKENV_STATE", saved);
-	assert_string_equal(state_path(l), f->path);
+	set_or_unset("XDG_STATE_HOME", saved);
+	assert_string_equal(state_path(l), want);
 	state_close(l);
 	state_close(NULL);
+	rm = xasprintf("rm -rf '%s'", dir);
+	assert_int_equal(system(rm), 0);
 }
 
 static void test_owner_lease_retention(void **state)

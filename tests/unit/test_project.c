@@ -499,7 +499,7 @@ static void test_caps(void **state)
 	files[0] = path;
 	o.files = files;
 	refused(load_opts(&o, &err), &err,
-		"larger than the cap of 64 bytes (compose_max_bytes, TASKENV_COMPOSE_MAX_BYTES)");
+		"larger than the cap of 64 bytes (compose.max_bytes, TASKENV_COMPOSE_MAX_BYTES)");
 	/* Flow nesting far past the cap stops at the first level too deep. */
 	{
 		te_autobuf struct te_buf b = TE_BUF_INIT(0);
@@ -514,7 +514,7 @@ static void test_caps(void **state)
 		f2[0] = p2;
 		refused(load_opts(&o2, &err), &err,
 			"deep.yaml:4:110: mappings and lists nested deeper than the cap of 100 "
-			"(compose_max_depth");
+			"(compose.max_depth");
 	}
 	/* Aliases count as what they repeat: a billion laughs stops at the node cap. */
 	te_buf_adds(&laughs, "x-a: &a [l, l, l, l, l, l, l, l, l, l]\n");
