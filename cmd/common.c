@@ -220,10 +220,8 @@ struct svc_project *cmd_compose_load(struct te_ctx *ctx, struct cmd_compose *c, 
 				     const char *task, struct te_err *err)
 {
 	const struct svc_settings *s = cmd_get_settings(ctx, err);
-	struct svc_load_opts o = {.files = c->files,
-				  .profiles = c->profiles,
-				  .env_files = c->env_files,
-				  .project_name = task};
+	struct svc_load_opts o = {
+	    .files = c->files, .profiles = c->profiles, .env_files = c->env_files, .project_name = task};
 	te_autostrv char **warnings = NULL;
 	struct svc_project *p;
 

@@ -88,8 +88,8 @@ static void print_ports(struct te_ctx *ctx, const char *task)
 
 		if (p[i].replica > 1)
 			snprintf(rep, sizeof(rep), "-%d", p[i].replica);
-		printf("%s%s\t%s:%d->%d/%s\n", p[i].service, rep, p[i].host_ip, p[i].host_port, p[i].container_port,
-		       p[i].proto);
+		printf("%s%s\t%s:%d->%d/%s\n", p[i].service, rep, p[i].host_ip, p[i].host_port,
+		       p[i].container_port, p[i].proto);
 	}
 	state_ports_free(p, n);
 }

@@ -188,7 +188,8 @@ int up_wait_deps(struct up *u, size_t idx, struct te_err *err)
 	const struct svc_service *s = u->plan->containers[idx].svc;
 
 	for (size_t d = 0; u->plan->containers[idx].number == 1 && d < s->n_deps; d++)
-		if (strcmp(s->deps[d].condition, "service_started") != 0 && wait_dep(u, s, &s->deps[d], err) < 0)
+		if (strcmp(s->deps[d].condition, "service_started") != 0 &&
+		    wait_dep(u, s, &s->deps[d], err) < 0)
 			return -1;
 	return 0;
 }

@@ -65,8 +65,8 @@ static int check_platform(struct up *u, const struct svc_service *s, struct te_e
  * creation time; an age it cannot tell counts as old. */
 static bool image_stale(const cJSON *img, long long every_ns)
 {
-	const char *t = cJSON_GetStringValue(
-	    cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(img, "Metadata"), "LastTagTime"));
+	const char *t = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(
+	    cJSON_GetObjectItemCaseSensitive(img, "Metadata"), "LastTagTime"));
 	struct tm tm = {0};
 
 	if (!t || strncmp(t, "0001-", 5) == 0)

@@ -271,8 +271,9 @@ static char **split(const char *s, const char *sep)
 }
 
 /* COMPOSE_FILE, as Compose reads it: the process environment, else the
- * project's .env. A name from the .env (the project's own, untrusted)
- * must lie inside DIR. *OUT owned, NULL when unset. */
+ * project's .env (Compose's own variable, not a taskenv setting). A name
+ * from the .env (the project's own, untrusted) must lie inside DIR. *OUT
+ * owned, NULL when unset. */
 static int compose_file(struct svc_env *env, const char *dir, char ***out, struct te_err *err)
 {
 	const char *from_env = getenv("COMPOSE_FILE");
