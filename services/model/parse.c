@@ -216,8 +216,8 @@ struct scan {
 	struct svc_load_ctx *c;
 	const char *file;
 	struct anchors anchors;
-	struct frame *stack;
-	size_t depth;
+	struct frame *stack; /* grown as deep as the file goes, never past the cap */
+	size_t depth, cap;
 	struct te_err *err;
 };
 
@@ -262,6 +262,10 @@ static int scan_event(struct scan *s, const yaml_event_t *ev)
 					 "compose.max_depth", "TASKENV_COMPOSE_MAX_DEPTH");
 		if (count(s, m, 1) < 0)
 			return -1;
+		if (s->depth == s->cap) {
+			s->cap = s->cap ? s->cap * 2 : 32;
+			s->stack = xrealloc(s->stack, s->cap * sizeof(*s->stack));
+		}
 		f = &s->stack[s->depth++];
 		f->start = s->c->nodes;
 		f->anchor = anchor ? xstrdup(anchor) : NULL;
@@ -280,7 +284,7 @@ static int scan_event(struct scan *s, const yaml_event_t *ev)
 /* The events of TEXT within the caps (the first pass; see the top). */
 static int scan(struct svc_load_ctx *c, const char *file, const struct te_buf *text, struct te_err *err)
 {
-	struct scan s = {c, file, {0}, xcalloc((size_t)c->lim.max_depth + 1, sizeof(struct frame)), 0, err};
+	struct scan s = {c, file, {0}, NULL, 0, 0, err};
 	yaml_parser_t ps;
 	int rc = 0;
 	bool done = false;
