@@ -441,17 +441,19 @@ replica_pages() {
 }
 
 test_larger_project_two_tasks() {
-	local d pa pb t
+	# Task names of their own per engine: the dockerd and Podman files run
+	# side by side, and the same names would hash to the same host ports.
+	local d pa pb t a="lp${ENGINE_KIND:0:1}-a" b="lp${ENGINE_KIND:0:1}-b"
 	d=$(mktemp -d "$WORK/larger.XXXX")
 	larger_project "$d"
 	# two tasks of one project at once, no -f (the override is found)
-	(cd "$d" && te up -t lp-a >"$WORK/lp-a.log" 2>&1) &
+	(cd "$d" && te up -t "$a" >"$WORK/$a.log" 2>&1) &
 	pa=$!
-	(cd "$d" && te up -t lp-b >"$WORK/lp-b.log" 2>&1) &
+	(cd "$d" && te up -t "$b" >"$WORK/$b.log" 2>&1) &
 	pb=$!
-	wait "$pa" || { cat "$WORK/lp-a.log" >&2; fail "up lp-a"; }
-	wait "$pb" || { cat "$WORK/lp-b.log" >&2; fail "up lp-b"; }
-	for t in lp-a lp-b; do
+	wait "$pa" || { cat "$WORK/$a.log" >&2; fail "up $a"; }
+	wait "$pb" || { cat "$WORK/$b.log" >&2; fail "up $b"; }
+	for t in "$a" "$b"; do
 		replica_pages "$t" >"$WORK/$t.pages" || return 1
 		log "    $t: $(tr '\n' '|' <"$WORK/$t.pages")"
 		# three replicas, three hosts, each its own port, the included
@@ -465,24 +467,24 @@ test_larger_project_two_tasks() {
 		assert_eq "$(api GET "/containers/$t-web-1/json" | jq -c .HostConfig.VolumesFrom)" "[\"$t-store-1:ro\"]"
 		assert_eq "$(api GET "/containers/$t-extra-1/json" | jq -r '.Id // "absent"')" "absent" "(inactive optional dependency)"
 	done
-	assert_eq "$(cat "$WORK/lp-a.pages" "$WORK/lp-b.pages" | cut -d' ' -f1 | sort -u | wc -l)" "6" "(ports shared by the tasks)"
+	assert_eq "$(cat "$WORK/$a.pages" "$WORK/$b.pages" | cut -d' ' -f1 | sort -u | wc -l)" "6" "(ports shared by the tasks)"
 	# scale down: replicas 2 and 3 go, 1 keeps running on its port
 	local port1 before
-	port1=$(head -1 "$WORK/lp-a.pages" | cut -d' ' -f1)
-	before=$(api GET /containers/lp-a-web-1/json | jq -r .Id)
-	(cd "$d" && te up -t lp-a --scale web=1 >"$WORK/lp-a.log" 2>&1) || { cat "$WORK/lp-a.log" >&2; fail "up --scale web=1"; }
-	assert_eq "$(grep -oE 'lp-a-web-[0-9]+ +removed' "$WORK/lp-a.log" | awk '{print $1}' | tr '\n' ' ')" \
-		"lp-a-web-3 lp-a-web-2 " "(removed, highest first)"
-	assert_eq "$(api GET /containers/lp-a-web-1/json | jq -r .Id)" "$before" "(web-1 was recreated)"
-	for t in lp-a-web-2 lp-a-web-3; do
+	port1=$(head -1 "$WORK/$a.pages" | cut -d' ' -f1)
+	before=$(api GET "/containers/$a-web-1/json" | jq -r .Id)
+	(cd "$d" && te up -t "$a" --scale web=1 >"$WORK/$a.log" 2>&1) || { cat "$WORK/$a.log" >&2; fail "up --scale web=1"; }
+	assert_eq "$(grep -oE "$a-web-[0-9]+ +removed" "$WORK/$a.log" | awk '{print $1}' | tr '\n' ' ')" \
+		"$a-web-3 $a-web-2 " "(removed, highest first)"
+	assert_eq "$(api GET "/containers/$a-web-1/json" | jq -r .Id)" "$before" "(web-1 was recreated)"
+	for t in "$a-web-2" "$a-web-3"; do
 		assert_eq "$(api GET "/containers/$t/json" | jq -r '.Id // "absent"')" "absent" "($t is still there)"
 	done
-	assert_eq "$(te env -t lp-a | grep -c '^TASKENV_PORT_WEB_80_R')" "0" "(ports of removed replicas kept)"
-	assert_eq "$(task_port lp-a web 80)" "$port1"
+	assert_eq "$(te env -t "$a" | grep -c '^TASKENV_PORT_WEB_80_R')" "0" "(ports of removed replicas kept)"
+	assert_eq "$(task_port "$a" web 80)" "$port1"
 	curl -fsS "http://127.0.0.1:$port1/" >/dev/null || fail "web-1 does not answer after the scale-down"
 	# the other task is untouched
-	assert_eq "$(api GET /containers/lp-b-web-3/json | jq -r .State.Running)" "true"
-	for t in lp-a lp-b; do
+	assert_eq "$(api GET "/containers/$b-web-3/json" | jq -r .State.Running)" "true"
+	for t in "$a" "$b"; do
 		te down -t "$t" --volumes --timeout 2 >/dev/null
 		assert_eq "$(count_task_objects "$t")" "0" "(left by $t)"
 	done
