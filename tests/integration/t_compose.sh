@@ -576,3 +576,42 @@ test_hostile_volumes_from_other_task() {
 	te down -t vf-victim --volumes --timeout 2 >/dev/null
 	assert_eq "$(count_task_objects vf-victim)" "0"
 }
+
+# links: an alias of the linked service on the task's network;
+# network_mode service:NAME: the sidecar shares NAME's network namespace;
+# depends_on restart: true: restarting the dependency restarts the dependant.
+test_links_network_mode_restart() {
+	local d t=lnk${ENGINE_KIND:0:1} started
+	d=$(mktemp -d "$WORK/links.XXXX")
+	cat >"$d/compose.yaml" <<'YAML'
+services:
+  db:
+    image: taskenv-test/busybox:1
+    command: ["sh", "-c", "mkdir -p /tmp/www && echo from-db > /tmp/www/index.html && exec httpd -f -p 80 -h /tmp/www"]
+    stop_grace_period: 1s
+  web:
+    image: taskenv-test/busybox:1
+    command: ["sh", "-c", "mkdir -p /tmp/www && echo from-web > /tmp/www/index.html && exec httpd -f -p 8080 -h /tmp/www"]
+    links: ["db:database"]
+    depends_on:
+      db: {condition: service_started, restart: true}
+    stop_grace_period: 1s
+  sidecar:
+    image: taskenv-test/busybox:1
+    command: ["sh", "-c", "trap 'exit 0' TERM; while :; do sleep 1; done"]
+    network_mode: "service:web"
+    stop_grace_period: 1s
+YAML
+	te up -t "$t" -f "$d/compose.yaml" >"$WORK/links.log" 2>&1 || { cat "$WORK/links.log" >&2; fail "up"; }
+	wait_for 20 te exec -t "$t" -T web wget -qO- http://database/ </dev/null || fail "database does not resolve from web"
+	assert_eq "$(te exec -t "$t" -T web wget -qO- http://database/ </dev/null)" "from-db"
+	assert_eq "$(te exec -t "$t" -T sidecar wget -qO- http://127.0.0.1:8080/ </dev/null)" "from-web" "(sidecar in web's namespace)"
+	assert_contains "$(api GET "/containers/$t-sidecar-1/json" | jq -r .HostConfig.NetworkMode)" "container:"
+	started=$(api GET "/containers/$t-web-1/json" | jq -r .State.StartedAt)
+	te restart -t "$t" db >"$WORK/links.log" 2>&1 || { cat "$WORK/links.log" >&2; fail "restart db"; }
+	assert_contains "$(cat "$WORK/links.log")" "$t-web-1"
+	[ "$(api GET "/containers/$t-web-1/json" | jq -r .State.StartedAt)" != "$started" ] ||
+		fail "web was not restarted with db (restart: true)"
+	te down -t "$t" --timeout 2 >/dev/null
+	assert_eq "$(count_task_objects "$t")" "0"
+}
