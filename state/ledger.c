@@ -832,11 +832,11 @@ static void resource_from_row(sqlite3_stmt *st, struct state_resource *r)
 	r->updated = sqlite3_column_int64(st, 9);
 }
 
-static void resource_from_row_v(sqlite3_stmt *st, void *e)
+void ledger_resource_row(sqlite3_stmt *st, void *e)
 {
 	resource_from_row(st, e);
 }
-static void state_resources_free_v(void *v, size_t n)
+void ledger_resources_free(void *v, size_t n)
 {
 	state_resources_free(v, n);
 }
@@ -854,7 +854,7 @@ int state_resource_list(struct ledger *l, const char *task, bool include_removed
 	*n = 0;
 	if (ledger_prepare(l, sql, a, LEDGER_NARGS(a), &st, err) < 0)
 		return -1;
-	return ledger_collect(l, st, sizeof(**out), resource_from_row_v, state_resources_free_v, (void **)out,
+	return ledger_collect(l, st, sizeof(**out), ledger_resource_row, ledger_resources_free, (void **)out,
 			      n, err);
 }
 

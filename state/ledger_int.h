@@ -80,6 +80,11 @@ int ledger_event_resource(struct ledger *l, long long id, const char *outcome, s
 int ledger_event(struct ledger *l, const char *task, const char *resource, const char *outcome,
 		 const char *message, struct te_err *err);
 
+/* ledger_collect adapters for resource rows selected as "id, task, kind,
+ * name, engine_id, service, state, detail, created, updated". */
+void ledger_resource_row(sqlite3_stmt *st, void *elem);
+void ledger_resources_free(void *v, size_t n);
+
 /* Current time in unix seconds. */
 long long ledger_now(void);
 
