@@ -48,6 +48,55 @@ static int res_string(struct loader *l, struct svc_ld_pair *pr, const char *path
 	return svc_ld_string(l, pr->val, p, out);
 }
 
+/* template: {migrate: {service: S, command: [..]}, inputs: [paths]} */
+static int res_build(struct loader *l, struct svc_resource *r, struct svc_ld_pair *pr, const char *path)
+{
+	te_autofree char *p = xasprintf("%s.template", path);
+	te_autofree char *mp = xasprintf("%s.template.migrate", path);
+	te_autofree struct svc_ld_pair *v = NULL;
+	te_autofree struct svc_ld_pair *m = NULL;
+	struct svc_tmpl_build *b = xcalloc(1, sizeof(*b));
+	size_t n, nm = 0;
+
+	r->build = b;
+	b->loc = svc_ld_loc(l, pr->key);
+	if (svc_ld_map(l, pr->val, p, &v, &n) < 0)
+		return -1;
+	for (size_t i = 0; i < n; i++) {
+		te_autofree char *ip = xasprintf("%s.%s", p, v[i].name);
+
+		if (strcmp(v[i].name, "inputs") == 0) {
+			if (svc_ld_strings(l, v[i].val, ip, &b->inputs) < 0)
+				return -1;
+		} else if (strcmp(v[i].name, "migrate") == 0) {
+			if (svc_ld_map(l, v[i].val, mp, &m, &nm) < 0)
+				return -1;
+		} else {
+			return svc_ld_err(l, v[i].key, "%s: unknown key '%s' (known: migrate, inputs)", p,
+					  v[i].name);
+		}
+	}
+	for (size_t i = 0; i < nm; i++) {
+		te_autofree char *ip = xasprintf("%s.%s", mp, m[i].name);
+
+		if (strcmp(m[i].name, "service") == 0 && svc_ld_string(l, m[i].val, ip, &b->service) < 0)
+			return -1;
+		if (strcmp(m[i].name, "command") == 0 && svc_ld_strings(l, m[i].val, ip, &b->command) < 0)
+			return -1;
+		if (strcmp(m[i].name, "service") != 0 && strcmp(m[i].name, "command") != 0)
+			return svc_ld_err(l, m[i].key, "%s: unknown key '%s' (known: service, command)", mp,
+					  m[i].name);
+	}
+	if (!b->service || !*b->service)
+		return svc_ld_err(l, pr->key, "%s: needs migrate: {service: SERVICE, command: [...]}", p);
+	for (size_t i = 0; b->inputs && b->inputs[i]; i++)
+		if (!*b->inputs[i] || b->inputs[i][0] == '/')
+			return svc_ld_err(l, pr->val,
+					  "%s.inputs: '%s' must be a path relative to the project directory",
+					  p, b->inputs[i]);
+	return 0;
+}
+
 static int res_field(struct loader *l, struct svc_resource *r, struct svc_ld_pair *pr, const char *path)
 {
 	te_autofree char *p = xasprintf("%s.%s", path, pr->name);
@@ -58,6 +107,8 @@ static int res_field(struct loader *l, struct svc_resource *r, struct svc_ld_pai
 		return res_string(l, pr, path, &r->server);
 	if (strcmp(pr->name, "isolation") == 0)
 		return res_string(l, pr, path, &r->isolation);
+	if (strcmp(pr->name, "template") == 0 && pr->val->type == YAML_MAPPING_NODE)
+		return res_build(l, r, pr, path);
 	if (strcmp(pr->name, "template") == 0)
 		return res_string(l, pr, path, &r->tmpl);
 	if (strcmp(pr->name, "container_host") == 0)
@@ -127,8 +178,10 @@ static int res_check(struct loader *l, struct svc_resource *r, yaml_node_t *at, 
 			return svc_ld_err(l, at,
 					  "%s: invalid bucket name '%s': must match [a-z][a-z0-9_]{0,29}",
 					  path, r->buckets[i]);
-	if (r->tmpl && (!r->isolation || strcmp(r->isolation, "database") != 0))
+	if ((r->tmpl || r->build) && (!r->isolation || strcmp(r->isolation, "database") != 0))
 		return svc_ld_err(l, at, "%s: template needs isolation: database", path);
+	if ((r->tmpl || r->build) && strcmp(r->driver, "postgres") != 0)
+		return svc_ld_err(l, at, "%s: template is for the postgres driver", path);
 	return 0;
 }
 
