@@ -116,5 +116,7 @@ int cmd_events(struct te_ctx *ctx, int argc, char **argv);
 int cmd_evidence(struct te_ctx *ctx, int argc, char **argv);
 int cmd_retain(struct te_ctx *ctx, int argc, char **argv);
 int cmd_gc(struct te_ctx *ctx, int argc, char **argv);
+int cmd_reset(struct te_ctx *ctx, int argc, char **argv);
+int cmd_pool_refill(struct te_ctx *ctx, int argc, char **argv);
 
 #endif

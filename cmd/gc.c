@@ -16,6 +16,9 @@ static void gc_help(void)
 	       "engine objects labelled io.taskenv.task and io.taskenv.ledger=<this ledger>\n"
 	       "that the ledger does not hold (left by a process killed at the wrong moment).\n"
 	       "Never touches an object without both labels, nor one of a live or locked task.\n"
+	       "Then Postgres templates built from migrations: what a killed build or pool\n"
+	       "refill left, and templates no task was cloned from, unused for template_gc_age\n"
+	       "(TASKENV_TEMPLATE_GC_AGE, default 7d), with their spare databases.\n"
 	       "Exit 1 when something could not be removed (it stays pending for the next gc).\n\n"
 	       "  -n, --dry-run      say what would be removed, remove nothing\n"
 	       "      --timeout SECS seconds each container gets to stop (default 10)\n");
@@ -60,8 +63,10 @@ int cmd_gc(struct te_ctx *ctx, int argc, char **argv)
 	if (!cmd_engine(ctx, NULL, &err))
 		return cmd_fail("gc", &err);
 	rc = svc_gc(ctx->engine, ctx->ledger, &o, &r, &err);
-	printf("gc%s: %zu expired task(s)%s, %zu orphan object(s)%s, %zu kept (live), remaining %zu\n",
+	printf("gc%s: %zu expired task(s)%s, %zu orphan object(s)%s, %zu kept (live), %zu postgres "
+	       "template/pool database(s)%s, remaining %zu\n",
 	       o.dry_run ? " (dry run)" : "", r.tasks, o.dry_run ? " would go" : " removed", r.orphans,
-	       o.dry_run ? " would go" : " removed", r.live, r.remaining);
+	       o.dry_run ? " would go" : " removed", r.live, r.templates,
+	       o.dry_run ? " would go" : " removed", r.remaining);
 	return rc < 0 ? cmd_fail("gc", &err) : EXIT_OK;
 }

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { NEED_LEDGER = 1 << 0 };
+enum { NEED_LEDGER = 1 << 0, HIDDEN = 1 << 1 };
 
 struct command {
 	const char *name;
@@ -45,6 +45,8 @@ static const struct command commands[] = {
     {"evidence", cmd_evidence, NEED_LEDGER, "write the promotion package a reviewer opens"},
     {"retain", cmd_retain, NEED_LEDGER, "keep a task stopped for inspection until a deadline"},
     {"gc", cmd_gc, NEED_LEDGER, "remove expired tasks and orphaned objects of this ledger"},
+    {"reset", cmd_reset, NEED_LEDGER, "empty a task's Postgres schema or database back to its start"},
+    {"_pool-refill", cmd_pool_refill, NEED_LEDGER | HIDDEN, "(internal) refill the template pools"},
 };
 
 static void usage(FILE *f)
@@ -54,7 +56,8 @@ static void usage(FILE *f)
 	       "Each task gets its own room: containers, networks, volumes and host ports\n"
 	       "scoped to the task, recorded in a ledger before they are created.\n\nverbs:\n");
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
-		fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].summary);
+		if (!(commands[i].flags & HIDDEN))
+			fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].summary);
 	fprintf(f, "\nglobal options:\n"
 		   "  -H, --host unix://PATH  engine socket (else DOCKER_HOST, CONTAINER_HOST,\n"
 		   "                          the task's recorded engine, then the default sockets)\n"

@@ -20,6 +20,10 @@ static const struct {
     {"limits.cpus", "TASKENV_LIMIT_CPUS", "", "default CPU limit per container"},
     {"limits.memory", "TASKENV_LIMIT_MEMORY", "", "default memory limit per container"},
     {"limits.pids", "TASKENV_LIMIT_PIDS", "", "default process limit per container"},
+    {"pool_size", "TASKENV_POOL_SIZE", "2",
+     "spare databases kept per Postgres template built from migrations (0: no pool)"},
+    {"template_gc_age", "TASKENV_TEMPLATE_GC_AGE", "7d",
+     "gc removes a built template no task has used for this long (30s, 5m, 2h, 1d)"},
 };
 
 static struct svc_setting *find(struct svc_settings *s, const char *key)

@@ -10,6 +10,8 @@
  *   engine: unix:///run/user/1000/podman/podman.sock
  *   worktree_prefix: ../wt-
  *   limits: {cpus: "2", memory: 2g, pids: "512"}
+ *   pool_size: 2
+ *   template_gc_age: 7d
  * Unknown keys and non-scalar values are errors (TE_E_USAGE, "FILE:LINE:COL:
  * ..."), so a typo never silently does nothing. Values are carried as
  * strings; the module that consumes a setting validates it. */
@@ -29,7 +31,7 @@ struct svc_setting {
 	const char *source; /* "default", "config file" or "environment" (static) */
 };
 
-#define SVC_SETTINGS_N 7
+#define SVC_SETTINGS_N 9
 
 struct svc_settings {
 	char *file;	  /* owned: the config file path consulted */

@@ -1,5 +1,6 @@
 #include "services/lifecycle/gc.h"
 #include "services/model/task.h"
+#include "services/lifecycle/pgtpl.h"
 #include "services/lifecycle/teardown.h"
 #include "engine/engine.h"
 #include "state/ledger.h"
@@ -226,9 +227,17 @@ int svc_gc(struct engine *e, struct ledger *l, const struct svc_gc_opts *opts, s
 	memset(res, 0, sizeof(*res));
 	if (gc_tasks(&g, err) < 0)
 		return -1;
+	struct svc_tmpl_gc_result tr;
+	long long age;
+
 	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
 		if (gc_orphans(&g, kinds[i], err) < 0)
 			return -1;
+	if (svc_template_gc_age(&age, err) < 0 ||
+	    svc_tmpl_gc(l, age, opts->dry_run, opts->progress, opts->progress_ctx, &tr, err) < 0)
+		return -1;
+	res->templates = tr.removed;
+	res->remaining += tr.remaining;
 	state_event_add(l, NULL, "gc", opts->dry_run ? "gc dry run" : "gc complete", err);
 	if (res->remaining)
 		return te_err_set(err, TE_E_REMAINS,
