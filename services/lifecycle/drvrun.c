@@ -203,52 +203,39 @@ int svc_drivers_inject(const struct svc_service *s, const cJSON *values, cJSON *
 	return 0;
 }
 
-/* The admin URL and password the secrets of R's task keep for R, and
- * R's driver; the strings owned by the caller. */
-static const struct drv_ops *ref_of(struct ledger *l, const struct state_resource *r, char **server,
-				    char **password, struct te_err *err)
+/* R as its driver sees it, with the admin URL and the password the
+ * secrets of R's task keep for R: then teardown, or only the look-up. */
+static int on_server(struct ledger *l, const struct state_resource *r, bool check_only, enum drv_removed *out,
+		     struct te_err *err)
 {
 	const struct drv_ops *ops = drv_for_kind(r->kind);
 	te_autofree char *sname = drv_secret_server(r->service ? r->service : "");
 	te_autofree char *pname = drv_secret_password(r->service ? r->service : "");
+	te_autofree char *server = NULL;
+	te_autofree char *password = NULL;
+	struct drv_ref ref;
 
-	*server = *password = NULL;
 	if (!ops)
-		return te_err_set(err, TE_E_STATE, "no driver for resource kind '%s'", r->kind), NULL;
-	if (state_secret_get(l, r->task, sname, server, err) < 0 ||
-	    state_secret_get(l, r->task, pname, password, err) < 0)
-		return NULL;
-	return ops;
+		return te_err_set(err, TE_E_STATE, "no driver for resource kind '%s'", r->kind);
+	if (check_only && !ops->check)
+		return te_err_set(err, TE_E_FAIL, "driver %s cannot look its objects up", ops->name);
+	if (state_secret_get(l, r->task, sname, &server, err) < 0 ||
+	    state_secret_get(l, r->task, pname, &password, err) < 0)
+		return -1;
+	ref = (struct drv_ref){r->task, state_ledger_id(l), r->kind, r->name, r->detail, server, password};
+	return check_only ? ops->check(&ref, out, err) : ops->teardown(&ref, out, err);
 }
 
 int svc_driver_check(struct ledger *l, const struct state_resource *r, enum drv_removed *out,
 		     struct te_err *err)
 {
-	te_autofree char *server = NULL;
-	te_autofree char *password = NULL;
-	const struct drv_ops *ops = ref_of(l, r, &server, &password, err);
-	struct drv_ref ref;
-
-	if (!ops)
-		return -1;
-	if (!ops->check)
-		return te_err_set(err, TE_E_FAIL, "driver %s cannot look its objects up", ops->name);
-	ref = (struct drv_ref){r->task, state_ledger_id(l), r->kind, r->name, r->detail, server, password};
-	return ops->check(&ref, out, err);
+	return on_server(l, r, true, out, err);
 }
 
 int svc_driver_down(struct ledger *l, const struct state_resource *r, enum drv_removed *out,
 		    struct te_err *err)
 {
-	te_autofree char *server = NULL;
-	te_autofree char *password = NULL;
-	const struct drv_ops *ops = ref_of(l, r, &server, &password, err);
-	struct drv_ref ref;
-
-	if (!ops)
-		return -1;
-	ref = (struct drv_ref){r->task, state_ledger_id(l), r->kind, r->name, r->detail, server, password};
-	return ops->teardown(&ref, out, err);
+	return on_server(l, r, false, out, err);
 }
 
 /* The primary row of resource KEY, described with the stored password. */

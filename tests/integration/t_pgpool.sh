@@ -142,7 +142,7 @@ test_pgpool_two_tasks_one_build() {
 	assert_contains "$tpl" "te_tpl_"
 	# One build: one template row created, one migration run.
 	assert_eq "$(te events --json | jq --arg r "postgres-template $tpl" '[.[] | select(.resource == $r and .outcome == "created")] | length')" "1"
-	assert_eq "$(te events --json | jq '[.[] | select((.message // "") | test("migration .* exited 0"))] | length')" "1"
+	assert_eq "$(te events --json | jq --arg t "$tpl" '[.[] | select((.message // "") | startswith("template \($t): migration") and test("exited 0"))] | length')" "1"
 	assert_eq "$(grep -c 'building' "$WORK/ppa.log" "$WORK/ppb.log" | awk -F: '{s += $2} END {print s}')" "1"
 	pgp_refilled "$tpl"
 	pgp_consistent "after two ups"
