@@ -109,6 +109,8 @@ void cmd_compose_release(struct cmd_compose *c)
 
 struct svc_project *cmd_compose_load(struct cmd_compose *c, const char *verb, struct te_err *err)
 {
+	struct svc_load_opts o = {NULL, NULL};
+	te_autostrv char **warnings = NULL;
 	struct svc_project *p;
 
 	if (!c->files) {
@@ -124,8 +126,11 @@ struct svc_project *cmd_compose_load(struct cmd_compose *c, const char *verb, st
 			return NULL;
 		c->files = te_strv_push(NULL, f);
 	}
-	p = c->profiles ? svc_load_profiles(c->files, c->profiles, err) : svc_load(c->files, err);
-	for (size_t i = 0; p && p->warnings && p->warnings[i]; i++)
-		fprintf(stderr, "taskenv %s: warning: %s\n", verb, p->warnings[i]);
+	o.files = c->files;
+	o.profiles = c->profiles;
+	p = svc_load_project(&o, &warnings, err);
+	/* Also when loading failed: a warning may be what explains the error. */
+	for (size_t i = 0; warnings && warnings[i]; i++)
+		fprintf(stderr, "taskenv %s: warning: %s\n", verb, warnings[i]);
 	return p;
 }

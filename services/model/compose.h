@@ -8,6 +8,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "services/model/keys.h"
+
 /* Where an item came from. FILE is borrowed from svc_project.files. */
 struct svc_loc {
 	const char *file;
@@ -122,86 +124,19 @@ struct svc_file_decl {
 /* Tri-state booleans: SVC_UNSET until a file says. */
 #define SVC_UNSET (-1)
 
+/* One service. Its Compose keys are the members keys.h declares (one row
+ * each: image, command, environment/n_environment, ports/n_ports, ...);
+ * the members here are the ones no key fills directly. */
 struct svc_service {
 	char *name;
-	char *image;	   /* may be NULL only if the file is invalid; the loader refuses that */
-	char **command;	   /* NULL-terminated argv, NULL if absent (string form is shell-split);
-			    * `[]` or "" give an empty argv (non-NULL), which overrides the image's */
-	char **entrypoint; /* likewise */
-	struct svc_kv *environment;
-	size_t n_environment;
-	struct svc_port *ports;
-	size_t n_ports;
-	struct svc_mount *mounts;
-	size_t n_mounts;
-	char **depends_on; /* NULL-terminated service names, NULL if none */
-	char *working_dir;
-	char *user;
-	struct svc_kv *labels;
-	size_t n_labels;
-	char *container_name; /* as written, or NULL; taskenv scopes it (alias only) */
-	char **networks;      /* NULL-terminated network keys; NULL means ["default"];
-			       * derived from net_attach after merging */
-	struct svc_dep *deps; /* depends_on in full; depends_on holds their names */
-	size_t n_deps;
-	struct svc_net_attach *net_attach;
-	size_t n_net_attach;
-	struct svc_health health;
-	char **tmpfs;	/* "TARGET[:OPTS]" */
-	char **cap_add; /* as written, upper case, without a CAP_ prefix */
-	char **cap_drop;
-	char **security_opt; /* "no-new-privileges:true", "seccomp=unconfined", ... */
-	char **extra_hosts;  /* "HOST:IP" */
-	char **profiles;
-	char **devices;
-	char **dns;
-	char **expose;
-	char **group_add;
-	char *restart; /* no | always | on-failure[:N] | unless-stopped */
-	char *stop_signal;
-	char *pull_policy;
-	char *network_mode;
-	char *pid, *ipc, *userns_mode, *uts, *cgroup;
-	char *hostname, *domainname, *platform;
-	int read_only, init, privileged, tty, stdin_open; /* SVC_UNSET, 0 or 1 */
-	long long mem_limit;	   /* bytes, 0 = unset (also deploy.resources.limits.memory) */
-	long long mem_reservation; /* bytes (deploy.resources.reservations.memory) */
-	long long shm_size;	   /* bytes */
-	long long pids_limit;	   /* 0 = unset, -1 = unlimited */
-	long long stop_grace_ns;   /* stop_grace_period, ns, 0 = unset */
-	double cpus;		   /* 0 = unset (also deploy.resources.limits.cpus) */
-	struct svc_kv *sysctls;
-	size_t n_sysctls;
-	bool has_build; /* build: was written */
-	struct svc_build build;
-	struct svc_file_ref *secrets;
-	size_t n_secrets;
-	struct svc_file_ref *configs;
-	size_t n_configs;
-	char *runtime;
-	char **ulimits;		    /* "NAME=SOFT:HARD" normalised */
-	char *mac_address;	    /* refused by the policy */
-	struct svc_loc key_loc[16]; /* where policy-relevant keys were written, see svc_key_loc */
-	struct svc_kv *inject;	    /* x-taskenv.env: VAR -> "<resource key>.<field>" */
+	SVC_SERVICE_KEYS(SVC_KEY_MEMBER)
+	char **depends_on; /* NULL-terminated service names, NULL if none (from deps, by finalize) */
+	char **networks;   /* NULL-terminated network keys; NULL means ["default"]
+			    * (from net_attach, by finalize) */
+	struct svc_loc key_loc[SVC_K_COUNT]; /* where each key was written (line 0 = not written) */
+	struct svc_kv *inject;		     /* x-taskenv.env: VAR -> "<resource key>.<field>" */
 	size_t n_inject;
 	struct svc_loc loc;
-};
-
-/* Slots of svc_service.key_loc: where each policy-relevant key was set
- * (line 0 = not written). */
-enum svc_key {
-	SVC_K_PRIVILEGED,
-	SVC_K_NETWORK_MODE,
-	SVC_K_PID,
-	SVC_K_IPC,
-	SVC_K_USERNS,
-	SVC_K_UTS,
-	SVC_K_DEVICES,
-	SVC_K_CAP_ADD,
-	SVC_K_SECURITY_OPT,
-	SVC_K_CGROUP,
-	SVC_K_MAC_ADDRESS,
-	SVC_K_MAX = 16
 };
 
 struct svc_volume {
@@ -286,6 +221,8 @@ struct svc_project {
 };
 
 void svc_project_free(struct svc_project *p);
+/* Free N key/value pairs and the array. */
+void svc_kv_free(struct svc_kv *kv, size_t n);
 /* Free what S owns and zero it (S itself is not freed). */
 void svc_service_release(struct svc_service *s);
 

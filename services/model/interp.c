@@ -14,6 +14,7 @@
 
 struct interp {
 	svc_lookup_fn lookup;
+	svc_unset_fn unset; /* or NULL */
 	void *ctx;
 	const char *whole; /* the top-level template, quoted in messages */
 	struct te_err *err;
@@ -84,6 +85,16 @@ static int required_error(struct interp *ip, const char *name, const char *msg, 
 			  reason.data);
 }
 
+/* $NAME or ${NAME}, no default: an unset variable becomes "" and, as in
+ * Compose, the caller hears of it. */
+static int blank_or(struct interp *ip, const char *name, const char *value, struct te_buf *out)
+{
+	if (!value && ip->unset)
+		ip->unset(name, ip->ctx);
+	te_buf_adds(out, value ? value : "");
+	return 0;
+}
+
 /* BODY is what lies between "${" and its '}'. */
 static int braced(struct interp *ip, const char *body, size_t n, int depth, struct te_buf *out)
 {
@@ -97,10 +108,8 @@ static int braced(struct interp *ip, const char *body, size_t n, int depth, stru
 		return invalid(ip);
 	name = xstrndup(body, nl);
 	value = ip->lookup(name, ip->ctx);
-	if (nl == n) {
-		te_buf_adds(out, value ? value : "");
-		return 0;
-	}
+	if (nl == n)
+		return blank_or(ip, name, value, out);
 	colon = body[nl] == ':';
 	if (nl + colon + 1 > n)
 		return invalid(ip);
@@ -151,9 +160,8 @@ static int dollar(struct interp *ip, const char *s, size_t n, int depth, struct 
 		return invalid(ip);
 	name = xstrndup(s + 1, nl);
 	value = ip->lookup(name, ip->ctx);
-	te_buf_adds(out, value ? value : "");
 	*used = nl + 1;
-	return 0;
+	return blank_or(ip, name, value, out);
 }
 
 static int expand(struct interp *ip, const char *s, size_t n, int depth, struct te_buf *out)
@@ -179,7 +187,13 @@ static int expand(struct interp *ip, const char *s, size_t n, int depth, struct 
 
 int svc_interp(const char *in, svc_lookup_fn lookup, void *ctx, char **out, struct te_err *err)
 {
-	struct interp ip = {lookup, ctx, in ? in : "", err};
+	return svc_interp_warn(in, lookup, NULL, ctx, out, err);
+}
+
+int svc_interp_warn(const char *in, svc_lookup_fn lookup, svc_unset_fn unset, void *ctx, char **out,
+		    struct te_err *err)
+{
+	struct interp ip = {lookup, unset, ctx, in ? in : "", err};
 	te_autobuf struct te_buf b = TE_BUF_INIT(0);
 
 	*out = NULL;

@@ -15,6 +15,15 @@ typedef const char *(*svc_lookup_fn)(const char *name, void *ctx);
  * the message is "required variable X is missing a value: need X". */
 int svc_interp(const char *in, svc_lookup_fn lookup, void *ctx, char **out, struct te_err *err);
 
+/* Called with the variable's name when $NAME or ${NAME} (no default, no
+ * condition) meets an unset variable and becomes "", for the warning
+ * Compose gives ("the \"NAME\" variable is not set, defaulting to a blank
+ * string"); CTX is svc_interp_warn's. Once per occurrence: callers dedup. */
+typedef void (*svc_unset_fn)(const char *name, void *ctx);
+/* svc_interp, telling UNSET (may be NULL) of each blank substitution. */
+int svc_interp_warn(const char *in, svc_lookup_fn lookup, svc_unset_fn unset, void *ctx, char **out,
+		    struct te_err *err);
+
 /* A variable environment: the process environment over a .env file. */
 struct svc_env;
 

@@ -7,13 +7,12 @@ struct te_err;
 struct svc_project;
 
 /* Merge SRC (a later -f file) into DST as Compose merges: services by
- * name, scalars replaced when SRC sets them, environment/labels/sysctls by
- * key, ports appended unless identical, volumes by target, depends_on and
- * networks by key, option lists (cap_add, dns, ...) appended without
- * duplicates, command/entrypoint/healthcheck.test replaced; top-level
- * volumes and networks by key (a later declaration replaces the earlier
- * one, labels merged). Moves what it takes out of SRC; SRC must still be
- * freed. Never fails. */
+ * name, each key of a service by its rule in the key table (keys.h,
+ * svc_service_merge); top-level volumes and networks by key (a later
+ * declaration's fields replace the earlier ones, labels and driver_opts
+ * merged), secrets, configs and x-taskenv resources by key (replaced
+ * whole), x-taskenv.allow appended. Moves what it takes out of SRC; SRC
+ * must still be freed. Never fails. */
 void svc_project_merge(struct svc_project *dst, struct svc_project *src);
 
 /* After the merge: drop services whose profiles are all inactive (PROFILES

@@ -726,6 +726,7 @@ static void add_security(cJSON *hc, const struct svc_service *s)
 	add_strv(hc, "SecurityOpt", s->security_opt);
 	add_strv(hc, "ExtraHosts", s->extra_hosts);
 	add_strv(hc, "Dns", s->dns);
+	add_strv(hc, "DnsSearch", s->dns_search);
 	add_strv(hc, "GroupAdd", s->group_add);
 	if (s->read_only == 1)
 		cJSON_AddBoolToObject(hc, "ReadonlyRootfs", 1);

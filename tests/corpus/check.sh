@@ -8,6 +8,9 @@
 # `args` holds extra arguments (e.g. --profile debug), `env` KEY=VALUE lines
 # for the process environment. Absolute paths become @DIR@ so the expected
 # output holds from any clone path; the task name is always "corpus".
+# A refusal case has `expected.exit` (the exit code, e.g. 2) and
+# `expected.stderr` (warnings and the error, exactly) instead of expected.json:
+# `config` must fail with that code and print nothing on stdout.
 set -uo pipefail
 
 TASKENV=$(realpath "${1:?usage: check.sh TASKENV [--update]}")
@@ -27,6 +30,29 @@ run_one() {
 		"$TASKENV" config -t corpus --format json "${args[@]}")
 }
 
+# A refusal: exit code $3 as expected, stdout $4 empty, stderr $5 as expected.
+check_refusal() {
+	local dir=$1 name=$2 rc=$3 out=$4 err=$5 want
+	want=$(cat "$dir/expected.exit")
+	if [ "$UPDATE" = --update ]; then
+		printf '%s\n' "$err" >"$dir/expected.stderr"
+		return 0
+	fi
+	if [ "$rc" != "$want" ]; then
+		echo "FAIL $name: taskenv config exited $rc, expected $want: $err" >&2
+		return 1
+	fi
+	if [ -n "$out" ]; then
+		echo "FAIL $name: a refused file printed a configuration" >&2
+		return 1
+	fi
+	if [ "$err" != "$(cat "$dir/expected.stderr")" ]; then
+		diff -u "$dir/expected.stderr" <(printf '%s\n' "$err") >&2
+		echo "FAIL $name: stderr differs from expected.stderr" >&2
+		return 1
+	fi
+}
+
 for dir in "$HERE"/*/; do
 	dir=${dir%/}
 	name=$(basename "$dir")
@@ -36,6 +62,10 @@ for dir in "$HERE"/*/; do
 	rc=$?
 	out=${out//$real/@DIR@}
 	warn=$(sed "s#$real#@DIR@#g" "$ERRS")
+	if [ -f "$dir/expected.exit" ]; then
+		check_refusal "$dir" "$name" "$rc" "$out" "$warn" || failed=$((failed + 1))
+		continue
+	fi
 	if [ $rc -ne 0 ]; then
 		echo "FAIL $name: taskenv config exited $rc: $warn" >&2
 		failed=$((failed + 1))

@@ -306,3 +306,67 @@ test_policy_defaults_applied() {
 	te down -t pol-dflt --timeout 2 >/dev/null
 	assert_eq "$(count_task_objects pol-dflt)" "0"
 }
+
+# ---- strict input (issue 14): a typo is an error, and nothing is created ----
+
+# Every container, network and volume on the engine, by id, sorted.
+engine_snapshot() {
+	local k
+	for k in "containers/json?all=1" networks volumes; do
+		api GET "/$k" | jq -r 'if type == "object" then .Volumes // [] else . end | .[] | .Id // .Name'
+	done | sort
+}
+
+test_strict_port_typo() {
+	local dir out rc=0 before
+	dir=$(mktemp -d "$WORK/strict.XXXX")
+	cat >"$dir/compose.yaml" <<'YAML'
+services:
+  web:
+    image: taskenv-test/busybox:1
+    logging:
+      driver: json-file
+    port:
+      - "8080:80"
+  other:
+    image: taskenv-test/busybox:1
+volumes:
+  data: {}
+YAML
+	before=$(engine_snapshot)
+	out=$(te up -t strict-typo -f "$dir/compose.yaml" 2>&1) || rc=$?
+	assert_eq "$rc" "2" "(up exit: $out)"
+	assert_contains "$out" "$dir/compose.yaml:6:5: unknown key 'port' in services.web; did you mean 'ports'?"
+	# the warning of a key before it reaches the user although loading failed
+	assert_contains "$out" "warning: $dir/compose.yaml:4:5: services.web.logging is ignored by taskenv"
+	assert_eq "$(engine_snapshot)" "$before" "(up created something on the engine)"
+	assert_eq "$(count_task_objects strict-typo)" "0"
+	assert_eq "$(sqlite3 "$TASKENV_STATE" "select count(*) from tasks where name = 'strict-typo'")" "0" \
+		"(the task was recorded)"
+	# a key taskenv knows and does not implement is refused the same way
+	sed -i 's/^    port:$/    links: [other]\n    ports:/' "$dir/compose.yaml"
+	rc=0
+	out=$(te up -t strict-typo -f "$dir/compose.yaml" 2>&1) || rc=$?
+	assert_eq "$rc" "2" "(up exit: $out)"
+	assert_contains "$out" "$dir/compose.yaml:6:5: services.web.links is not supported by taskenv"
+	assert_eq "$(engine_snapshot)" "$before" "(up created something on the engine)"
+}
+
+# dns_search reaches the container (HostConfig.DnsSearch and its resolv.conf).
+test_dns_search() {
+	local dir
+	dir=$(mktemp -d "$WORK/dns.XXXX")
+	cat >"$dir/compose.yaml" <<'YAML'
+services:
+  app:
+    image: taskenv-test/busybox:1
+    command: ["sh", "-c", "trap 'exit 0' TERM; while :; do sleep 1; done"]
+    dns_search: [corp.example, lab.example]
+    stop_grace_period: 1s
+YAML
+	te up -t dnssearch -f "$dir/compose.yaml" >"$WORK/up.log" 2>&1 || { cat "$WORK/up.log" >&2; fail "up"; }
+	assert_eq "$(api GET /containers/dnssearch-app-1/json | jq -c .HostConfig.DnsSearch)" '["corp.example","lab.example"]'
+	assert_contains "$(te exec -t dnssearch -T app cat /etc/resolv.conf </dev/null)" "corp.example lab.example"
+	te down -t dnssearch --volumes --timeout 2 >/dev/null
+	assert_eq "$(count_task_objects dnssearch)" "0"
+}

@@ -499,7 +499,7 @@ static void test_load_long_syntax(void **state)
 							 "      - type: volume\n"
 							 "        source: v\n"
 							 "        target: /v\n"
-							 "      - \"/:/root-of-host:ro,z\"\n"
+							 "      - \"/:/root-of-host:ro,delegated\"\n"
 							 "volumes:\n"
 							 "  v: {}\n");
 	te_autofree char *rel = xasprintf("%s/rel/dir", tmpdir);

@@ -405,18 +405,29 @@ static void test_merge_and_profiles(void **state)
 	svc_project_free(p);
 }
 
-/* Unknown keys are warnings with file:line:col, never errors. */
+/* Warnings carry file:line:col and reach the caller also when loading then
+ * fails; an unknown key is an error, never a warning. */
 static void test_warnings(void **state)
 {
-	struct svc_project *p =
-	    load_text("warn", "services:\n  s:\n    image: x\n    bogus: 1\n    logging: {}\n"
-			      "    x-mine: ok\nwhatever: 2\n");
+	struct svc_project *p = load_text("warn", "services:\n  s:\n    image: x\n    logging: {}\n"
+						  "    x-mine: ok\nversion: \"3\"\n");
+	te_autofree char *bad = write_in("warn-bad", "compose.yaml",
+					 "services:\n  s:\n    image: x\n    logging: {}\n    bogus: 1\n");
+	char *files[] = {bad, NULL};
+	struct svc_load_opts o = {files, NULL};
+	te_autostrv char **warnings = NULL;
+	struct te_err err = {0};
 
-	assert_int_equal(te_strv_len(p->warnings), 3);
-	assert_non_null(strstr(p->warnings[0], "compose.yaml:7:1: unknown key whatever"));
-	assert_non_null(strstr(p->warnings[1], "compose.yaml:4:5: unknown key services.s.bogus"));
-	assert_non_null(strstr(p->warnings[2], "compose.yaml:5:5: services.s.logging is not supported"));
+	assert_int_equal(te_strv_len(p->warnings), 2);
+	assert_non_null(strstr(p->warnings[0], "compose.yaml:6:1: version is obsolete"));
+	assert_non_null(
+	    strstr(p->warnings[1], "compose.yaml:4:5: services.s.logging is ignored by taskenv: "));
 	svc_project_free(p);
+	assert_null(svc_load_project(&o, &warnings, &err));
+	assert_int_equal(err.code, TE_E_COMPOSE);
+	assert_non_null(strstr(err.msg, "compose.yaml:5:5: unknown key 'bogus' in services.s"));
+	assert_int_equal(te_strv_len(warnings), 1);
+	assert_non_null(strstr(warnings[0], "compose.yaml:4:5: services.s.logging is ignored by taskenv"));
 }
 
 int main(void)
