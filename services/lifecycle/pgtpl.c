@@ -302,6 +302,15 @@ static long long tmpl_row(struct ledger *l, const char *name, bool *created, str
 	return id;
 }
 
+int svc_tmpl_built(struct ledger *l, const char *tmpl, bool *built, struct te_err *err)
+{
+	long long row = tmpl ? tmpl_row(l, tmpl, built, err) : 0;
+
+	if (!tmpl)
+		*built = false;
+	return row < 0 ? -1 : 0;
+}
+
 /* The variables the service's x-taskenv.env names, from VALUES with the
  * resource's own values replaced by the template's. Owned "K=V" list. */
 static char **migrate_env(struct build *b, const cJSON *values, const char *password, struct te_err *err)

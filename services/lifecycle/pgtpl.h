@@ -64,6 +64,12 @@ int svc_tmpl_hash(const char *project_dir, char *const *inputs, char *const *ent
 		  const char *image_id, const char *server_id, const char *ledger_id, char hex[65],
 		  struct te_err *err);
 
+/* Is TMPL (may be NULL) a template taskenv built from migrations and
+ * recorded ready in ledger L (a created "postgres-template" row of
+ * SVC_PG_OWNER)? What the policy gate may accept as a template not named
+ * from the trusted side. */
+int svc_tmpl_built(struct ledger *l, const char *tmpl, bool *built, struct te_err *err);
+
 /* What svc_tmpl_prepare needs from the `up` that calls it. */
 struct svc_tmpl_ctx {
 	struct engine *e;

@@ -86,24 +86,6 @@ static int tear_down(struct reset *r, struct te_err *err)
 	return 0;
 }
 
-/* Is TMPL a template taskenv built (a created "_pg" row)? */
-static int built_template(struct ledger *l, const char *tmpl, bool *built, struct te_err *err)
-{
-	struct state_resource *v = NULL;
-	size_t n = 0;
-
-	*built = false;
-	if (!tmpl)
-		return 0;
-	if (state_resource_list(l, SVC_PG_OWNER, false, &v, &n, err) < 0)
-		return -1;
-	for (size_t i = 0; i < n && !*built; i++)
-		*built = strcmp(v[i].kind, "postgres-template") == 0 && strcmp(v[i].name, tmpl) == 0 &&
-			 strcmp(v[i].state, STATE_CREATED) == 0;
-	state_resources_free(v, n);
-	return 0;
-}
-
 /* *REFILL (owned) names the built template the database came from. */
 static int provision(struct reset *r, const char *detail, char **refill, struct te_err *err)
 {
@@ -122,7 +104,7 @@ static int provision(struct reset *r, const char *detail, char **refill, struct 
 		return te_err_set(err, TE_E_STATE, "reset '%s': ledger detail is not what taskenv wrote",
 				  r->key);
 	if (state_secret_get(r->l, r->task, sname, &server, err) < 0 ||
-	    built_template(r->l, tmpl, &spec.built, err) < 0)
+	    svc_tmpl_built(r->l, tmpl, &spec.built, err) < 0)
 		return -1;
 	if (!server)
 		return te_err_set(err, TE_E_STATE,

@@ -203,6 +203,7 @@ static void test_claim(void **state)
 	char *name = NULL;
 	struct state_resource *rows = NULL;
 	size_t n = 0;
+	bool built = true;
 
 	assert_non_null(l);
 	assert_int_equal(
@@ -257,8 +258,16 @@ static void test_claim(void **state)
 	/* touch: only a created row (gc marks one removing before it drops it). */
 	assert_int_equal(state_resource_touch(l, t, &err), -1);
 	assert_int_equal(err.code, TE_E_NOTFOUND);
+	assert_int_equal(svc_tmpl_built(l, "te_tpl_1", &built, &err), 0);
+	assert_false(built); /* intended: not ready */
 	assert_int_equal(state_resource_created(l, t, "te_tpl_1", &err), 0);
 	assert_int_equal(state_resource_touch(l, t, &err), 0);
+	assert_int_equal(svc_tmpl_built(l, "te_tpl_1", &built, &err), 0);
+	assert_true(built);
+	assert_int_equal(svc_tmpl_built(l, "te_tpl_2", &built, &err), 0);
+	assert_false(built);
+	assert_int_equal(svc_tmpl_built(l, NULL, &built, &err), 0);
+	assert_false(built);
 	assert_int_equal(state_resource_list_kind(l, "postgres-pool", &rows, &n, &err), 0);
 	assert_int_equal(n, 1);
 	assert_string_equal(rows[0].task, "t2");
