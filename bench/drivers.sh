@@ -63,15 +63,15 @@ clone_alone() {
 		printf '\\timing on\nCREATE DATABASE bench_alone TEMPLATE app_tpl;\nDROP DATABASE bench_alone;\n\\timing off\n'
 	done | psql -X -q -h "$1" -p "$2" -U taskenv_admin -d postgres | awk '/^Time:/ {printf "%s%s", $2, (++n % 2 ? " " : "\n")}'
 }
-row() { printf '%-42s %14s %14s\n' "$1" "$(awk '{print $1}' "$2" | median)" "$(awk '{print $2}' "$2" | median)"; }
+row() { printf '%-50s %14s %14s\n' "$1" "$(awk '{print $1}' "$2" | median)" "$(awk '{print $2}' "$2" | median)"; }
 # The drv_bench modes of the Postgres rows and their labels.
 PG_KINDS="schema template pool clone build"
 label() {
 	case $1 in
-	template) echo "template clone (hand-named template)" ;;
-	pool) echo "from the pool (built template)" ;;
-	clone) echo "clone of a built template (pool empty)" ;;
-	build) echo "template build (2 tables, index, row)" ;;
+	template) echo "template clone (hand-named)" ;;
+	pool) echo "from the pool" ;;
+	clone) echo "clone, pool empty" ;;
+	build) echo "template build (small set)" ;;
 	*) echo "$1" ;;
 	esac
 }
@@ -92,7 +92,7 @@ pg_rows() {
 }
 make_template "$PG_SOCKET_DIR" "$PG_PORT"
 
-printf '%-42s %14s %14s\n' "per task ($RUNS runs, medians)" "provision ms" "teardown ms"
+printf '%-50s %14s %14s\n' "per task ($RUNS runs, medians)" "provision ms" "teardown ms"
 for k in $PG_KINDS vhost bucket; do
 	"$BUILD/drv_bench" "$k" "$RUNS" | awk '{print $2, $3}' >"$WORK/$k.txt"
 	row "$(label "$k")" "$WORK/$k.txt"
@@ -123,6 +123,6 @@ for _ in $(seq 1 5); do
 	echo "$(((m - s) / 1000000)) $(((e - m) / 1000000))" >>"$WORK/ctr.txt"
 done
 "${D[@]}" network rm te-bench >/dev/null
-printf '%-42s %14s %14s\n' "fresh postgres container (5 runs)" "$(awk '{print $1}' "$WORK/ctr.txt" | median)" \
+printf '%-50s %14s %14s\n' "fresh postgres container (5 runs)" "$(awk '{print $1}' "$WORK/ctr.txt" | median)" \
 	"$(awk '{print $2}' "$WORK/ctr.txt" | median)"
 echo "targets: from the pool <= 25 ms, template clone < 50 ms, schema < 30 ms (build: teardown = drop it)"
