@@ -21,8 +21,9 @@ PACKAGES=(
 	curl ca-certificates git shellcheck python3 sqlite3 jq
 	# fuzzing (scripts/fuzz.sh): clang 14 with its libFuzzer and sanitizer runtimes
 	libclang-rt-14-dev
-	# man page rendering (man -l) and a pty for the progress/exec tests (script)
-	man-db groff-base bsdutils
+	# man page rendering (man -l) and a pty for the progress/exec tests (script);
+	# zsh runs the generated zsh completion (tests/cli/cli_table.sh)
+	man-db groff-base bsdutils zsh
 )
 
 missing() {

@@ -8,23 +8,23 @@
 #include "state/ledger.h"
 #include "common/mem.h"
 
-#include <getopt.h>
 #include <stdio.h>
 
-static void agents_md_help(void)
-{
-	printf("usage: taskenv agents-md\n\n"
-	       "Print a Markdown section for AGENTS.md describing the isolation taskenv gives on\n"
-	       "this machine (engine reachable or not, flavor and version, port range and\n"
-	       "loopback-only binding, ledger, drivers, limits) and the rule: if the required\n"
-	       "boundary is unavailable, stop and report.\n");
-}
+const struct cmd_option cmd_agents_md_options[] = {CMD_OPT_END};
 
-static const char *or_unset(const struct svc_settings *s, const char *key)
-{
-	const char *v = svc_settings_get(s, key);
+const char cmd_agents_md_about[] =
+    "Print a Markdown section for AGENTS.md describing the isolation taskenv gives on\n"
+    "this machine (engine reachable or not, flavor and version, port range and\n"
+    "loopback-only binding, ledger, drivers, limits) and the rule: if the required\n"
+    "boundary is unavailable, stop and report. The values are the settings the\n"
+    "other verbs use ('taskenv settings').\n";
 
-	return v && *v ? v : "not set";
+/* A limit as containers get it: "0" and "none" are no limit. */
+static const char *limit(const struct svc_settings *s, enum svc_setting_id id)
+{
+	const struct svc_setting *it = svc_settings_at(s, id);
+
+	return it->num || it->real > 0 ? it->text : "none";
 }
 
 static void print_engine(struct engine *e, const struct te_err *err)
@@ -44,7 +44,7 @@ static void print_facts(const struct svc_settings *s, const char *ledger)
 	printf("- **Ports**: every published port is bound to `127.0.0.1` only, on a host port taskenv "
 	       "picks from `%s`; the port written in the Compose file is only a hint. Read the real "
 	       "ones with `eval \"$(taskenv env -t <task>)\"` (`TASKENV_PORT_<SERVICE>_<PORT>`).\n",
-	       svc_settings_get(s, "port_range"));
+	       svc_settings_at(s, SVC_SET_PORT_RANGE)->text);
 	printf("- **Names**: containers `<task>-<service>-1`, networks and volumes `<task>_<key>`; "
 	       "`container_name` becomes a network alias, never a global name.\n");
 	printf("- **Ledger**: `%s` records every object before it is created; `taskenv down -t "
@@ -55,8 +55,11 @@ static void print_facts(const struct svc_settings *s, const char *ledger)
 	       "that reach nothing else; read them with `taskenv env -t <task>` "
 	       "(`TASKENV_<KEY>_URL`, ...), never use the server's admin credentials.\n",
 	       drv_names());
-	printf("- **Limits** per container: cpus %s, memory %s, pids %s.\n", or_unset(s, "limits.cpus"),
-	       or_unset(s, "limits.memory"), or_unset(s, "limits.pids"));
+	printf("- **Limits** per container whose service sets none: cpus %s, memory %s (%lld bytes), pids "
+	       "%s%s.\n",
+	       limit(s, SVC_SET_LIMIT_CPUS), limit(s, SVC_SET_LIMIT_MEMORY),
+	       svc_settings_at(s, SVC_SET_LIMIT_MEMORY)->num, limit(s, SVC_SET_LIMIT_PIDS),
+	       svc_settings_at(s, SVC_SET_NO_NEW_PRIVILEGES)->num ? "; no-new-privileges" : "");
 }
 
 static void print_rules(void)
@@ -74,27 +77,25 @@ static void print_rules(void)
 
 int cmd_agents_md(struct te_ctx *ctx, int argc, char **argv)
 {
-	static const struct option opts[] = {{"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0}};
 	struct te_err err = {0}, serr = {0};
-	struct svc_settings s;
-	te_autofree char *ledger = ctx->state_path ? xstrdup(ctx->state_path) : state_default_path();
+	const struct svc_settings *s;
+	te_autofree char *ledger = NULL;
 	struct engine *e;
-	int c;
+	int code, i = cmd_parse(ctx, argc, argv, NULL, &code);
 
-	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1)
-		return c == 'h' ? (agents_md_help(), EXIT_OK) : cmd_usage("agents-md", "bad arguments");
-	if (svc_settings_load(&s, &serr) < 0) {
-		svc_settings_release(&s);
+	if (i < 0)
+		return code;
+	s = cmd_get_settings(ctx, &serr);
+	if (!s)
 		return cmd_fail("agents-md", &serr);
-	}
+	ledger = cmd_state_path(ctx, s) ? xstrdup(cmd_state_path(ctx, s)) : state_default_path();
 	e = cmd_engine(ctx, NULL, &err);
 	printf("## Isolation (taskenv %s)\n\n"
 	       "Services of this project run in a task-scoped environment made by taskenv, not on the "
 	       "host. What this machine provides:\n\n",
 	       TASKENV_VERSION);
 	print_engine(e, &err);
-	print_facts(&s, ledger ? ledger : "(no home directory)");
+	print_facts(s, ledger ? ledger : "(no home directory)");
 	print_rules();
-	svc_settings_release(&s);
 	return EXIT_OK;
 }

@@ -7,76 +7,49 @@
 #define TE_WITH_CJSON
 #include "common/cleanup.h"
 
-#include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 
 struct check_opts {
 	struct cmd_compose compose;
+	const char *format;
 	bool json;
 };
 
-static void check_help(void)
-{
-	printf(
-	    "usage: taskenv check [-f FILE]... [--profile NAME]... [--allow NAME]... [--format text|json] "
-	    "[--json]\n\n"
-	    "What 'taskenv up' would refuse, one finding per line:\n"
-	    "  FILE:LINE:COL: SERVICE: KEY: REASON (allow with 'NAME')\n"
-	    "An exception is granted by the file (x-taskenv: {allow: [NAME, ...]}) or by\n"
-	    "--allow NAME. Names:\n"
-	    "  engine-socket         docker.sock / podman.sock / containerd.sock, or a directory above one\n"
-	    "  privileged            privileged: true\n"
-	    "  host-network host-pid host-ipc host-userns host-uts\n"
-	    "                        network_mode / pid / ipc / userns_mode / uts: host\n"
-	    "  devices               devices:\n"
-	    "  cap:SYS_ADMIN cap:SYS_PTRACE cap:NET_ADMIN cap:SYS_MODULE cap:ALL\n"
-	    "  seccomp-unconfined apparmor-unconfined label-disable   security_opt\n"
-	    "  bind-system           bind of /, /etc, /var, /run, /proc, /sys, /dev, /root\n"
-	    "  bind-home             bind of $HOME itself\n"
-	    "  bind-credentials      bind of ~/.ssh ~/.aws ~/.config/gcloud ~/.kube ~/.docker\n"
-	    "                        ~/.gnupg ~/.netrc ~/.git-credentials\n"
-	    "  bind-outside-project  another bind source outside the project directory\n"
-	    "  public-port           a port published on a host ip other than loopback\n"
-	    "  host-sysctl           a sysctl not namespaced per container (host kernel)\n"
-	    "  mac-address           mac_address: (the same MAC in every task)\n"
-	    "Bind sources (also secret and config file: sources) are judged after resolving\n"
-	    "symlinks and '..'.\n\n"
-	    "exit codes: 0 nothing refused, 1 findings, 2 the file cannot be read or is invalid\n");
-}
+const struct cmd_option cmd_check_options[] = {
+    CMD_OPT_COMPOSE_FILE(struct check_opts),
+    CMD_OPT_COMPOSE_PROFILE(struct check_opts),
+    CMD_OPT_CSV(0, "allow", "NAME", struct check_opts, compose.allow,
+		"grant an exception (repeatable, comma-separated; the names above)"),
+    CMD_OPT_CHOICE(0, "format", "text|json", struct check_opts, format, "output format (default text)"),
+    CMD_OPT_FLAG(0, "json", struct check_opts, json, "the same as --format json"),
+    CMD_OPT_END,
+};
 
-static int parse(struct check_opts *o, int argc, char **argv)
-{
-	static const struct option opts[] = {
-	    {"file", required_argument, NULL, 'f'},
-	    {"profile", required_argument, NULL, 'P'},
-	    {"allow", required_argument, NULL, 'A'},
-	    {"format", required_argument, NULL, 'F'},
-	    {"json", no_argument, NULL, 'j'},
-	    {"help", no_argument, NULL, 'h'},
-	    {NULL, 0, NULL, 0},
-	};
-	int c;
-
-	while ((c = getopt_long(argc, argv, "f:h", opts, NULL)) != -1) {
-		if (cmd_compose_opt(&o->compose, c, optarg))
-			continue;
-		if (c == 'F' && (strcmp(optarg, "json") == 0 || strcmp(optarg, "text") == 0)) {
-			o->json = strcmp(optarg, "json") == 0;
-			continue;
-		}
-		if (c == 'j') {
-			o->json = true;
-			continue;
-		}
-		if (c == 'h') {
-			check_help();
-			return 1;
-		}
-		return -1;
-	}
-	return optind < argc ? -1 : 0;
-}
+const char cmd_check_about[] =
+    "What 'taskenv up' would refuse, one finding per line:\n"
+    "  FILE:LINE:COL: SERVICE: KEY: REASON (allow with 'NAME')\n"
+    "An exception is granted by the file (x-taskenv: {allow: [NAME, ...]}), by\n"
+    "--allow NAME, or by the config file's allow setting (globally, or for this\n"
+    "project's directory under projects:; 'taskenv settings'). Names:\n"
+    "  engine-socket         docker.sock / podman.sock / containerd.sock, or a directory above one\n"
+    "  privileged            privileged: true\n"
+    "  host-network host-pid host-ipc host-userns host-uts\n"
+    "                        network_mode / pid / ipc / userns_mode / uts: host\n"
+    "  devices               devices:\n"
+    "  cap:SYS_ADMIN cap:SYS_PTRACE cap:NET_ADMIN cap:SYS_MODULE cap:ALL\n"
+    "  seccomp-unconfined apparmor-unconfined label-disable   security_opt\n"
+    "  bind-system           bind of /, /etc, /var, /run, /proc, /sys, /dev, /root\n"
+    "  bind-home             bind of $HOME itself\n"
+    "  bind-credentials      bind of ~/.ssh ~/.aws ~/.config/gcloud ~/.kube ~/.docker\n"
+    "                        ~/.gnupg ~/.netrc ~/.git-credentials\n"
+    "  bind-outside-project  another bind source outside the project directory\n"
+    "  public-port           a port published on a host ip other than loopback\n"
+    "  host-sysctl           a sysctl not namespaced per container (host kernel)\n"
+    "  mac-address           mac_address: (the same MAC in every task)\n"
+    "Bind sources (also secret and config file: sources) are judged after resolving\n"
+    "symlinks and '..'.\n\n"
+    "exit codes: 0 nothing refused, 1 findings, 2 the file cannot be read or is invalid\n";
 
 static void print_json(const struct svc_finding *f, size_t n)
 {
@@ -103,15 +76,16 @@ static void print_json(const struct svc_finding *f, size_t n)
 	printf("%s\n", text);
 }
 
-static int run(struct check_opts *o, struct te_err *err)
+static int run(struct te_ctx *ctx, struct check_opts *o, struct te_err *err)
 {
-	struct svc_project *p = cmd_compose_load(&o->compose, "check", err);
+	struct svc_project *p = cmd_compose_load(&o->compose, "check", NULL, err);
 	struct svc_finding *f = NULL;
 	size_t n = 0;
 
 	if (!p)
 		return -1;
-	if (svc_policy_validate(p, o->compose.allow, err) < 0) {
+	if (cmd_compose_allow(ctx, &o->compose, p, err) < 0 ||
+	    svc_policy_validate(p, o->compose.allow, err) < 0) {
 		svc_project_free(p);
 		return -1;
 	}
@@ -132,16 +106,16 @@ int cmd_check(struct te_ctx *ctx, int argc, char **argv)
 {
 	struct check_opts o = {0};
 	struct te_err err = {0};
-	int p = parse(&o, argc, argv), rc;
+	int rc, i = cmd_parse(ctx, argc, argv, &o, &rc);
 
-	if (p != 0) {
-		cmd_compose_release(&o.compose);
-		return p > 0 ? EXIT_OK : cmd_usage("check", "bad arguments");
-	}
-	rc = run(&o, &err);
-	if (rc < 0) {
-		cmd_fail("check", &err);
-		rc = EXIT_USAGE; /* unreadable or invalid file: 2, whatever the cause */
+	if (o.format && strcmp(o.format, "json") == 0)
+		o.json = true;
+	if (i >= 0) {
+		rc = run(ctx, &o, &err);
+		if (rc < 0) {
+			cmd_fail("check", &err);
+			rc = EXIT_USAGE; /* unreadable or invalid file: 2, whatever the cause */
+		}
 	}
 	cmd_compose_release(&o.compose);
 	return rc;

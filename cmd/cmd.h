@@ -6,11 +6,14 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+#include "cmd/opt.h"
 #include "common/err.h"
 
 struct engine;
 struct ledger;
 struct cJSON;
+struct svc_settings;
+struct te_ctx;
 
 /* Documented exit codes (taskenv --help, README). */
 enum {
@@ -20,17 +23,72 @@ enum {
 	EXIT_UNREACHABLE = 3, /* no engine answers on the socket */
 };
 
+enum {
+	CMD_NEED_LEDGER = 1 << 0, /* cmd_parse opens the ledger, after the options */
+	CMD_ARGS_FIRST = 1 << 1,  /* options end at the first argument (exec SERVICE CMD -x) */
+};
+
+/* One verb of the command table (cmd/main.c): everything --help, the man
+ * page, the completions and --list-verbs say about it comes from here. */
+struct cmd_verb {
+	const char *name; /* "up"; a subcommand's is the full "worktree add" */
+	int (*fn)(struct te_ctx *ctx, int argc, char **argv);
+	unsigned flags;			  /* CMD_* */
+	const struct cmd_option *options; /* the verb's table (cmd/opt.h), or NULL */
+	const char *args;	     /* its arguments in the usage line ("SERVICE [CMD [ARG...]]"), or NULL */
+	const char *summary;	     /* one line, for `taskenv --help` */
+	const char *about;	     /* paragraphs for --help and the man page ('\n'-ended) */
+	const struct cmd_verb *subs; /* subcommands, ended by an entry with name NULL; or NULL */
+};
+
+/* The command table, ended by an entry with name NULL, and the pseudo-verb
+ * "taskenv" itself (its options are the global ones). */
+const struct cmd_verb *cmd_verbs(void);
+extern const struct cmd_verb cmd_global;
+
 struct te_ctx {
-	const char *host;	/* --host, borrowed from argv, or NULL */
-	const char *state_path; /* --state, or NULL */
-	bool verbose;		/* -v */
-	const char *progress;	/* --progress auto|tty|plain, or NULL (auto) */
-	struct ledger *ledger;	/* opened by main when the verb needs it */
-	struct engine *engine;	/* opened on demand by cmd_engine() */
-	char *engine_socket;	/* socket of ctx->engine, owned */
-	struct engine **others; /* engines of other sockets opened for `ps`, owned */
+	const char *host;	       /* --host, borrowed from argv, or NULL */
+	const char *state_path;	       /* --state, or NULL */
+	bool verbose;		       /* -v */
+	const char *progress;	       /* --progress auto|tty|plain, or NULL (auto) */
+	bool version, list_verbs;      /* --version, --list-verbs */
+	const char *gen;	       /* hidden --gen man|bash|zsh|options */
+	char **pool_refill;	       /* hidden --pool-refill TEMPLATE,... (owned) */
+	const struct cmd_verb *verb;   /* the verb being run, set by main */
+	struct svc_settings *settings; /* loaded on demand by cmd_get_settings(), owned */
+	struct ledger *ledger;	       /* opened by cmd_parse when the verb needs it */
+	struct engine *engine;	       /* opened on demand by cmd_engine() */
+	char *engine_socket;	       /* socket of ctx->engine, owned */
+	struct engine **others;	       /* engines of other sockets opened for `ps`, owned */
 	char **other_sockets;
 };
+
+/* Parse the verb's options (CTX->verb's table) into OPTS, the verb's own
+ * struct with its defaults filled in. Answers -h/--help (help on stdout,
+ * *CODE = 0); a bad flag prints "taskenv VERB: <what>" and the verb's usage
+ * line on stderr (*CODE = 2), and so do too few or too many arguments for
+ * the verb's ARGS (cmd_args_count). Then, and only then, the preconditions:
+ * --host must be unix://, the ledger is opened for CMD_NEED_LEDGER verbs.
+ * Returns the index in ARGV of the first argument, or -1 (return *CODE). */
+int cmd_parse(struct te_ctx *ctx, int argc, char **argv, void *opts, int *code);
+
+/* `taskenv VERB --help` on F: usage line(s), about, options. */
+void cmd_help(const struct cmd_verb *v, FILE *f);
+/* "usage: taskenv VERB ..." (a line per subcommand), wrapped at 100 columns. */
+void cmd_synopsis(const struct cmd_verb *v, FILE *f);
+void cmd_options_help(const struct cmd_option *table, FILE *f);
+
+/* The settings (services/settings.h), loaded once; borrowed, or NULL with
+ * *err set (a bad config file or variable: TE_E_USAGE naming it). */
+const struct svc_settings *cmd_get_settings(struct te_ctx *ctx, struct te_err *err);
+
+/* The ledger path: --state, else the state setting (TASKENV_STATE); NULL
+ * means state_default_path(). Borrowed. */
+const char *cmd_state_path(const struct te_ctx *ctx, const struct svc_settings *s);
+
+/* The task name: FLAG (-t), else the TASKENV_TASK setting, else the git
+ * branch of the current directory. Owned, or NULL with *err set. */
+char *cmd_task_name(struct te_ctx *ctx, const char *flag, struct te_err *err);
 
 /* Open (once) the engine: --host / DOCKER_HOST / CONTAINER_HOST first, else
  * RECORDED (the socket a task was created on, may be NULL), else discovery.
@@ -44,8 +102,15 @@ bool cmd_engine_explicit(const struct te_ctx *ctx);
  * return the exit code for ERR's code. */
 int cmd_fail(const char *verb, const struct te_err *err);
 
-/* Print usage problem "taskenv <verb>: <message>" + "try 'taskenv <verb> --help'"; returns EXIT_USAGE. */
-int cmd_usage(const char *verb, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* A usage problem of CTX's verb (the global options when none): print
+ * "taskenv VERB: <message>" and the verb's usage line on stderr; returns
+ * EXIT_USAGE. */
+int cmd_usage(const struct te_ctx *ctx, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* The hidden `taskenv --gen man|bash|zsh|options` (cmd/gen.c): the man
+ * page, a completion script, or "VERB\t--option" lines, from the command
+ * table, on stdout. */
+int cmd_gen(const char *what);
 
 /* Progress (cmd/progress.c). Setup from --progress MODE (NULL = auto;
  * "auto", "tty", "plain") and -v; returns -1 for an unknown MODE. The
@@ -54,6 +119,8 @@ int cmd_usage(const char *verb, const char *fmt, ...) __attribute__((format(prin
 int cmd_progress_setup(const char *mode, bool verbose);
 void cmd_progress(void *ctx, const char *kind, const char *name, const char *what);
 void cmd_progress_release(void);
+/* -v: E reports each Engine API call on stderr ("engine: GET /v1.41/... -> 200 (3 ms)"). */
+void cmd_trace_install(const struct te_ctx *ctx, struct engine *e);
 /* Colour on F: a terminal, TERM is not "dumb" and NO_COLOR is unset/empty. */
 bool cmd_color_on(FILE *f);
 
@@ -75,48 +142,83 @@ void cmd_print_json(const struct cJSON *doc);
 
 /* What up, config and check share: the Compose files (-f, repeatable;
  * default by Compose's file names in the current directory), --profile
- * (repeatable, comma-separated) and --allow (repeatable, comma-separated). */
+ * (repeatable, comma-separated) and --allow (repeatable, comma-separated).
+ * A verb's struct embeds it as `compose` and its table lists the options. */
 struct svc_project;
+struct svc_policy_defaults;
 struct cmd_compose {
 	char **files;	 /* owned */
 	char **profiles; /* owned */
 	char **allow;	 /* owned */
 };
-/* Take OPT (a getopt value) with OPTARG if it is one of 'f', 'P' (--profile),
- * 'A' (--allow). Returns true when taken. */
-bool cmd_compose_opt(struct cmd_compose *c, int opt, const char *arg);
+#define CMD_OPT_COMPOSE_FILE(type)                                                                           \
+	CMD_OPT_LIST('f', "file", "FILE", type, compose.files,                                               \
+		     "Compose file (repeatable: later files merge into earlier ones; default:\n"             \
+		     "compose.yaml, compose.yml, docker-compose.yaml, docker-compose.yml here)")
+#define CMD_OPT_COMPOSE_PROFILE(type)                                                                        \
+	CMD_OPT_CSV(0, "profile", "NAME", type, compose.profiles,                                            \
+		    "enable services of this profile (repeatable; else $COMPOSE_PROFILES)")
+#define CMD_OPT_COMPOSE_ALLOW(type)                                                                          \
+	CMD_OPT_CSV(0, "allow", "NAME", type, compose.allow,                                                 \
+		    "grant a policy exception (repeatable, comma-separated; the names:\n"                    \
+		    "'taskenv check --help')")
 void cmd_compose_release(struct cmd_compose *c);
 /* Load the project (defaults, COMPOSE_PROFILES when no --profile), print
- * the loader's warnings on stderr ("taskenv VERB: warning: ..."). Owned or NULL. */
-struct svc_project *cmd_compose_load(struct cmd_compose *c, const char *verb, struct te_err *err);
+ * the loader's warnings on stderr ("taskenv VERB: warning: ..."). TASK,
+ * when not NULL, is the project name ${COMPOSE_PROJECT_NAME} interpolates
+ * to, as in Compose. Owned or NULL. */
+struct svc_project *cmd_compose_load(struct cmd_compose *c, const char *verb, const char *task,
+				     struct te_err *err);
+/* Add to C->allow the exceptions the config file grants P's directory
+ * (allow:, globally and under projects:; svc_settings_allow_for). */
+int cmd_compose_allow(struct te_ctx *ctx, struct cmd_compose *c, const struct svc_project *p,
+		      struct te_err *err);
+/* The limits and no-new-privileges applied where the file is silent, from
+ * the settings (limits.*, no_new_privileges). */
+int cmd_policy_defaults(struct te_ctx *ctx, struct svc_policy_defaults *d, struct te_err *err);
 
-int cmd_up(struct te_ctx *ctx, int argc, char **argv);
-int cmd_config(struct te_ctx *ctx, int argc, char **argv);
-int cmd_check(struct te_ctx *ctx, int argc, char **argv);
-int cmd_ps(struct te_ctx *ctx, int argc, char **argv);
-int cmd_down(struct te_ctx *ctx, int argc, char **argv);
-int cmd_env(struct te_ctx *ctx, int argc, char **argv);
-int cmd_logs(struct te_ctx *ctx, int argc, char **argv);
-int cmd_exec(struct te_ctx *ctx, int argc, char **argv);
-int cmd_run(struct te_ctx *ctx, int argc, char **argv);
-int cmd_stop(struct te_ctx *ctx, int argc, char **argv);
-int cmd_start(struct te_ctx *ctx, int argc, char **argv);
-int cmd_restart(struct te_ctx *ctx, int argc, char **argv);
-int cmd_top(struct te_ctx *ctx, int argc, char **argv);
-int cmd_ls(struct te_ctx *ctx, int argc, char **argv);
-int cmd_version(struct te_ctx *ctx, int argc, char **argv);
+/* Each verb (cmd/<verb>.c): its function, its option table and the text
+ * --help and the man page show; main.c's command table names all three. */
+#define CMD_VERB_DECL(v)                                                                                     \
+	int cmd_##v(struct te_ctx *ctx, int argc, char **argv);                                              \
+	extern const struct cmd_option cmd_##v##_options[];                                                  \
+	extern const char cmd_##v##_about[]
+CMD_VERB_DECL(up);
+CMD_VERB_DECL(config);
+CMD_VERB_DECL(check);
+CMD_VERB_DECL(ps);
+CMD_VERB_DECL(down);
+CMD_VERB_DECL(env);
+CMD_VERB_DECL(logs);
+CMD_VERB_DECL(exec);
+CMD_VERB_DECL(run);
+CMD_VERB_DECL(stop);
+CMD_VERB_DECL(start);
+CMD_VERB_DECL(restart);
+CMD_VERB_DECL(top);
+CMD_VERB_DECL(ls);
+CMD_VERB_DECL(version);
+CMD_VERB_DECL(settings);
+CMD_VERB_DECL(agents_md);
+CMD_VERB_DECL(worktree_add);
+CMD_VERB_DECL(worktree_remove);
+extern const char cmd_worktree_about[];
+CMD_VERB_DECL(contract);
+CMD_VERB_DECL(verify);
+CMD_VERB_DECL(events);
+CMD_VERB_DECL(evidence);
+CMD_VERB_DECL(retain);
+CMD_VERB_DECL(gc);
+CMD_VERB_DECL(reset);
+
+/* The hidden `taskenv --pool-refill TEMPLATE,...` (cmd/reset.c), the
+ * process `up` and `reset` start detached to refill the pools of the
+ * Postgres templates they used (services/lifecycle/pgtpl.h). */
+int cmd_pool_refill(struct te_ctx *ctx, char *const *templates);
+
+/* The task list of `ps` and `ls`. */
+int cmd_ps_tasks(struct te_ctx *ctx, bool json);
 /* `taskenv settings` and `taskenv config --show-settings`. */
-int cmd_settings(struct te_ctx *ctx, int argc, char **argv);
 int cmd_settings_show(struct te_ctx *ctx, bool json);
-int cmd_agents_md(struct te_ctx *ctx, int argc, char **argv);
-int cmd_worktree(struct te_ctx *ctx, int argc, char **argv);
-int cmd_contract(struct te_ctx *ctx, int argc, char **argv);
-int cmd_verify(struct te_ctx *ctx, int argc, char **argv);
-int cmd_events(struct te_ctx *ctx, int argc, char **argv);
-int cmd_evidence(struct te_ctx *ctx, int argc, char **argv);
-int cmd_retain(struct te_ctx *ctx, int argc, char **argv);
-int cmd_gc(struct te_ctx *ctx, int argc, char **argv);
-int cmd_reset(struct te_ctx *ctx, int argc, char **argv);
-int cmd_pool_refill(struct te_ctx *ctx, int argc, char **argv);
 
 #endif

@@ -1,10 +1,14 @@
-/* Helpers shared by the verbs: engine selection, error rendering. */
+/* Helpers shared by the verbs: option parsing and preconditions, settings,
+ * engine selection, error rendering. */
 #include "cmd/cmd.h"
 #include "engine/engine.h"
 #include "services/settings.h"
-#include "common/mem.h"
 #include "services/model/compose.h"
 #include "services/model/load.h"
+#include "services/model/policy.h"
+#include "services/model/task.h"
+#include "state/ledger.h"
+#include "common/mem.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -12,6 +16,21 @@
 #include <string.h>
 #include <unistd.h>
 
+const struct svc_settings *cmd_get_settings(struct te_ctx *ctx, struct te_err *err)
+{
+	if (ctx->settings)
+		return ctx->settings;
+	ctx->settings = xcalloc(1, sizeof(*ctx->settings));
+	if (svc_settings_load(ctx->settings, err) == 0)
+		return ctx->settings;
+	svc_settings_release(ctx->settings);
+	free(ctx->settings);
+	ctx->settings = NULL;
+	return NULL;
+}
+
+/* DOCKER_HOST and CONTAINER_HOST are the engine clients' own variables
+ * (engine/discover.c resolves them), not taskenv settings: read as such. */
 bool cmd_engine_explicit(const struct te_ctx *ctx)
 {
 	const char *d = getenv("DOCKER_HOST"), *c = getenv("CONTAINER_HOST");
@@ -19,38 +38,34 @@ bool cmd_engine_explicit(const struct te_ctx *ctx)
 	return ctx->host || (d && *d) || (c && *c);
 }
 
-/* The `engine` setting (config file or TASKENV_ENGINE), used only when
- * nothing more explicit chose an engine. Owned in *KEEP. */
-static const char *default_engine(const struct te_ctx *ctx, char **keep)
-{
-	struct svc_settings s;
-	struct te_err ignored;
-
-	if (cmd_engine_explicit(ctx))
-		return NULL;
-	if (svc_settings_load(&s, &ignored) == 0 && *svc_settings_get(&s, "engine"))
-		*keep = xstrdup(svc_settings_get(&s, "engine"));
-	svc_settings_release(&s);
-	return *keep;
-}
-
 struct engine *cmd_engine(struct te_ctx *ctx, const char *recorded, struct te_err *err)
 {
 	te_autofree char *path = NULL;
-	te_autofree char *setting = NULL;
+	const struct svc_settings *s;
+	const char *host = ctx->host;
 
 	if (ctx->engine)
 		return ctx->engine;
 	/* An explicit choice wins; else the engine the task lives on, so
-	 * `down` finds its objects even when run from another shell. */
-	if (!cmd_engine_explicit(ctx) && recorded && *recorded)
+	 * `down` finds its objects even when run from another shell; else
+	 * the engine setting. */
+	if (!cmd_engine_explicit(ctx) && recorded && *recorded) {
 		path = xstrdup(recorded);
-	else if (engine_resolve_socket(ctx->host ? ctx->host : default_engine(ctx, &setting), &path, err) < 0)
-		return NULL;
+	} else {
+		if (!cmd_engine_explicit(ctx)) {
+			if (!(s = cmd_get_settings(ctx, err)))
+				return NULL;
+			host = *svc_settings_at(s, SVC_SET_ENGINE)->text
+				   ? svc_settings_at(s, SVC_SET_ENGINE)->text
+				   : NULL;
+		}
+		if (engine_resolve_socket(host, &path, err) < 0)
+			return NULL;
+	}
 	ctx->engine = engine_open(path, err);
 	if (!ctx->engine)
 		return NULL;
-	engine_set_verbose(ctx->engine, ctx->verbose);
+	cmd_trace_install(ctx, ctx->engine);
 	ctx->engine_socket = TE_STEAL(path);
 	return ctx->engine;
 }
@@ -67,36 +82,129 @@ int cmd_fail(const char *verb, const struct te_err *err)
 	}
 }
 
-int cmd_usage(const char *verb, const char *fmt, ...)
+int cmd_usage(const struct te_ctx *ctx, const char *fmt, ...)
 {
+	const struct cmd_verb *v = ctx->verb ? ctx->verb : &cmd_global;
 	va_list ap;
 
-	fprintf(stderr, "taskenv%s%s: ", *verb ? " " : "", verb);
+	fprintf(stderr, "taskenv%s%s: ", *v->name ? " " : "", v->name);
 	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
-	fprintf(stderr, "\ntry 'taskenv %s%s--help'\n", verb, *verb ? " " : "");
+	fputc('\n', stderr);
+	cmd_synopsis(v, stderr);
 	return EXIT_USAGE;
 }
 
-static char **push_split(char **v, const char *arg)
+/* A --host (or DOCKER_HOST) that is not unix:// is a usage error for every
+ * verb, also for those that may answer from the ledger without an engine
+ * (ps, down of an unknown task): a typo must not pass unnoticed. That no
+ * socket exists yet is left to the verbs that need one. */
+static int check_host(struct te_ctx *ctx, struct te_err *err)
 {
-	te_autofree char *copy = xstrdup(arg);
-	char *save = NULL;
+	te_autofree char *path = NULL;
 
-	for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save))
-		v = te_strv_push(v, xstrdup(t));
-	return v;
+	if (engine_resolve_socket(ctx->host, &path, err) == 0 || err->code != TE_E_USAGE) {
+		te_err_clear(err);
+		return 0;
+	}
+	return -1;
 }
 
-bool cmd_compose_opt(struct cmd_compose *c, int opt, const char *arg)
+const char *cmd_state_path(const struct te_ctx *ctx, const struct svc_settings *s)
 {
-	switch (opt) {
-	case 'f': c->files = te_strv_push(c->files, xstrdup(arg)); return true;
-	case 'P': c->profiles = push_split(c->profiles, arg); return true;
-	case 'A': c->allow = push_split(c->allow, arg); return true;
-	default: return false;
+	const char *setting = svc_settings_at(s, SVC_SET_STATE)->text;
+
+	return ctx->state_path ? ctx->state_path : *setting ? setting : NULL;
+}
+
+static int open_ledger(struct te_ctx *ctx, struct te_err *err)
+{
+	const struct svc_settings *s = cmd_get_settings(ctx, err);
+	/* The events table names the verb ("worktree" for "worktree add"). */
+	te_autofree char *word = xstrndup(ctx->verb->name, strcspn(ctx->verb->name, " "));
+
+	if (!s)
+		return -1;
+	ctx->ledger = state_open(cmd_state_path(ctx, s), err);
+	if (!ctx->ledger)
+		return -1;
+	state_set_verb(ctx->ledger, word);
+	return 0;
+}
+
+int cmd_parse(struct te_ctx *ctx, int argc, char **argv, void *opts, int *code)
+{
+	const struct cmd_verb *v = ctx->verb;
+	struct te_err err = {0};
+	bool help;
+	int min, max,
+	    first = cmd_opt_parse(v->options, v->flags & CMD_ARGS_FIRST, argc, argv, opts, &help, &err);
+
+	if (first < 0) {
+		*code = cmd_usage(ctx, "%s", err.msg);
+		return -1;
 	}
+	if (help) {
+		cmd_help(v, stdout);
+		*code = EXIT_OK;
+		return -1;
+	}
+	cmd_args_count(v->args, &min, &max);
+	if (argc - first < min || (max >= 0 && argc - first > max)) {
+		*code = argc - first < min ? cmd_usage(ctx, "expected %s", v->args)
+					   : cmd_usage(ctx, "unexpected argument '%s'", argv[first + max]);
+		return -1;
+	}
+	if (check_host(ctx, &err) < 0 || ((v->flags & CMD_NEED_LEDGER) && open_ledger(ctx, &err) < 0)) {
+		*code = cmd_fail(v->name, &err);
+		return -1;
+	}
+	return first;
+}
+
+char *cmd_task_name(struct te_ctx *ctx, const char *flag, struct te_err *err)
+{
+	te_autofree char *cwd = getcwd(NULL, 0);
+	const struct svc_settings *s = flag ? NULL : cmd_get_settings(ctx, err);
+
+	if (!flag && !s)
+		return NULL;
+	return svc_task_resolve(flag, s ? svc_settings_at(s, SVC_SET_TASK)->text : NULL, cwd ? cwd : ".",
+				err);
+}
+
+int cmd_policy_defaults(struct te_ctx *ctx, struct svc_policy_defaults *d, struct te_err *err)
+{
+	const struct svc_settings *s = cmd_get_settings(ctx, err);
+
+	if (!s)
+		return -1;
+	d->memory = svc_settings_at(s, SVC_SET_LIMIT_MEMORY)->num;
+	d->cpus = svc_settings_at(s, SVC_SET_LIMIT_CPUS)->real;
+	d->pids = svc_settings_at(s, SVC_SET_LIMIT_PIDS)->num;
+	d->no_new_privileges = svc_settings_at(s, SVC_SET_NO_NEW_PRIVILEGES)->num != 0;
+	return 0;
+}
+
+int cmd_compose_allow(struct te_ctx *ctx, struct cmd_compose *c, const struct svc_project *p,
+		      struct te_err *err)
+{
+	const struct svc_settings *s = cmd_get_settings(ctx, err);
+	te_autostrv char **granted = NULL;
+
+	if (!s)
+		return -1;
+	granted = svc_settings_allow_for(s, p->dir);
+	for (size_t i = 0; granted && granted[i]; i++) {
+		bool have = false;
+
+		for (size_t j = 0; c->allow && c->allow[j] && !have; j++)
+			have = strcmp(c->allow[j], granted[i]) == 0;
+		if (!have)
+			c->allow = te_strv_push(c->allow, xstrdup(granted[i]));
+	}
+	return 0;
 }
 
 void cmd_compose_release(struct cmd_compose *c)
@@ -107,7 +215,8 @@ void cmd_compose_release(struct cmd_compose *c)
 	memset(c, 0, sizeof(*c));
 }
 
-struct svc_project *cmd_compose_load(struct cmd_compose *c, const char *verb, struct te_err *err)
+struct svc_project *cmd_compose_load(struct cmd_compose *c, const char *verb, const char *task,
+				     struct te_err *err)
 {
 	struct svc_load_opts o = {NULL, NULL};
 	te_autostrv char **warnings = NULL;
@@ -126,6 +235,13 @@ struct svc_project *cmd_compose_load(struct cmd_compose *c, const char *verb, st
 			return NULL;
 		c->files = te_strv_push(NULL, f);
 	}
+	/* Compose interpolates ${COMPOSE_PROJECT_NAME} to the project's name
+	 * whatever the environment says (compose-go sets it before loading);
+	 * the task is the project. The loader reads variables from the
+	 * environment, so it is set there, for this process only, until
+	 * svc_load_opts carries the project name (load.h). */
+	if (task)
+		setenv("COMPOSE_PROJECT_NAME", task, 1);
 	o.files = c->files;
 	o.profiles = c->profiles;
 	p = svc_load_project(&o, &warnings, err);

@@ -3,81 +3,52 @@
 #include "services/model/compose.h"
 #include "services/model/config.h"
 #include "services/model/policy.h"
-#include "services/model/task.h"
 #include "common/mem.h"
 
 #define TE_WITH_CJSON
 #include "common/cleanup.h"
 
-#include <getopt.h>
 #include <stdio.h>
 #include <string.h>
-#include <unistd.h>
 
 struct config_opts {
 	struct cmd_compose compose;
 	const char *task;
+	const char *format;
 	bool json;
 	bool show_settings;
 };
 
-static void config_help(void)
-{
-	printf(
-	    "usage: taskenv config [-f FILE]... [-t TASK] [--profile NAME]... [--format yaml|json] [--json]\n"
-	    "       taskenv config --show-settings [--json]\n\n"
-	    "Print the Compose model as taskenv will run it: files merged, variables\n"
-	    "interpolated, profiles applied, default limits filled in, and every name\n"
-	    "scoped to the task (containers <task>-<service>-1, networks and volumes\n"
-	    "<task>_<key>; a fixed name: kept in the io.taskenv.original-name label; a\n"
-	    "container_name becomes a network alias). Host ports are allocated at 'up':\n"
-	    "the file's port is shown as x-published-hint. Default format: yaml.\n"
-	    "--show-settings prints taskenv's own settings instead (as 'taskenv settings').\n");
-}
+const struct cmd_option cmd_config_options[] = {
+    CMD_OPT_COMPOSE_FILE(struct config_opts),
+    CMD_OPT_TASK(struct config_opts, task),
+    CMD_OPT_COMPOSE_PROFILE(struct config_opts),
+    CMD_OPT_CHOICE(0, "format", "yaml|json", struct config_opts, format, "output format (default yaml)"),
+    CMD_OPT_FLAG(0, "json", struct config_opts, json, "the same as --format json"),
+    CMD_OPT_FLAG(0, "show-settings", struct config_opts, show_settings,
+		 "print taskenv's own settings instead (as 'taskenv settings')"),
+    CMD_OPT_END,
+};
 
-static int parse(struct config_opts *o, int argc, char **argv)
-{
-	static const struct option opts[] = {
-	    {"file", required_argument, NULL, 'f'},    {"task", required_argument, NULL, 't'},
-	    {"profile", required_argument, NULL, 'P'}, {"format", required_argument, NULL, 'F'},
-	    {"json", no_argument, NULL, 'j'},	       {"show-settings", no_argument, NULL, 'S'},
-	    {"help", no_argument, NULL, 'h'},	       {NULL, 0, NULL, 0},
-	};
-	int c;
+const char cmd_config_about[] = "Print the Compose model as taskenv will run it: files merged, variables\n"
+				"interpolated, profiles applied, default limits filled in, and every name\n"
+				"scoped to the task (containers <task>-<service>-1, networks and volumes\n"
+				"<task>_<key>; a fixed name: kept in the io.taskenv.original-name label; a\n"
+				"container_name becomes a network alias). Host ports are allocated at 'up':\n"
+				"the file's port is shown as x-published-hint.\n";
 
-	while ((c = getopt_long(argc, argv, "f:t:h", opts, NULL)) != -1) {
-		if (c != 'A' && cmd_compose_opt(&o->compose, c, optarg))
-			continue;
-		if (c == 't') {
-			o->task = optarg;
-		} else if (c == 'F' && (strcmp(optarg, "json") == 0 || strcmp(optarg, "yaml") == 0)) {
-			o->json = strcmp(optarg, "json") == 0;
-		} else if (c == 'j') {
-			o->json = true;
-		} else if (c == 'S') {
-			o->show_settings = true;
-		} else if (c == 'h') {
-			config_help();
-			return 1;
-		} else {
-			return -1;
-		}
-	}
-	return optind < argc ? -1 : 0;
-}
+static int run(struct te_ctx *ctx, struct config_opts *o, struct te_err *err)
 
-static int run(struct config_opts *o, struct te_err *err)
 {
-	te_autofree char *cwd = getcwd(NULL, 0);
-	te_autofree char *task = svc_task_resolve(o->task, cwd ? cwd : ".", err);
+	te_autofree char *task = cmd_task_name(ctx, o->task, err);
 	te_autofree char *text = NULL;
 	te_autojson cJSON *json = NULL;
 	struct svc_policy_defaults d;
 	struct svc_project *p;
 
-	if (!task || svc_policy_defaults_init(&d, err) < 0)
+	if (!task || cmd_policy_defaults(ctx, &d, err) < 0)
 		return -1;
-	p = cmd_compose_load(&o->compose, "config", err);
+	p = cmd_compose_load(&o->compose, "config", task, err);
 	if (!p)
 		return -1;
 	svc_policy_apply_defaults(p, &d);
@@ -98,17 +69,14 @@ int cmd_config(struct te_ctx *ctx, int argc, char **argv)
 {
 	struct config_opts o = {0};
 	struct te_err err = {0};
-	int p = parse(&o, argc, argv), rc;
+	int code, i = cmd_parse(ctx, argc, argv, &o, &code);
 
-	if (p != 0) {
-		cmd_compose_release(&o.compose);
-		return p > 0 ? EXIT_OK : cmd_usage("config", "bad arguments");
-	}
-	if (o.show_settings) {
-		cmd_compose_release(&o.compose);
-		return cmd_settings_show(ctx, o.json);
-	}
-	rc = run(&o, &err) < 0 ? cmd_fail("config", &err) : EXIT_OK;
+	if (o.format && strcmp(o.format, "json") == 0)
+		o.json = true;
+	if (i >= 0 && o.show_settings)
+		code = cmd_settings_show(ctx, o.json);
+	else if (i >= 0)
+		code = run(ctx, &o, &err) < 0 ? cmd_fail("config", &err) : EXIT_OK;
 	cmd_compose_release(&o.compose);
-	return rc;
+	return code;
 }

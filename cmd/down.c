@@ -4,67 +4,36 @@
 #include "state/ledger.h"
 #include "common/mem.h"
 
-#include <errno.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-static void down_help(void)
-{
-	printf("usage: taskenv down [-t TASK] [--volumes] [--rmi local|all] [--timeout SECONDS]\n\n"
-	       "Stop and remove exactly what the ledger records for the task: containers, then\n"
-	       "networks, then (with --rmi) built images, then (with --volumes) volumes. Works after the "
-	       "Compose file or the\n"
-	       "project directory is gone. An object whose labels name another task or ledger\n"
-	       "is never touched. Exit 1 when something the task owns remains.\n\n"
-	       "  -t, --task TASK      task name (default: $TASKENV_TASK, else the git branch)\n"
-	       "  -v, --volumes        also remove the task's named volumes (kept otherwise)\n"
-	       "      --rmi local|all  remove the images built for the task: local = those without\n"
-	       "                       an image: name (\"<task>-<service>\"), all = every built one;\n"
-	       "                       pulled images are never removed (kept otherwise)\n"
-	       "      --timeout SECS   seconds each container gets to stop (default 10)\n");
-}
-
 struct down_args {
 	const char *task;
-	struct svc_down_opts opts;
+	bool volumes;
+	const char *rmi;
+	int timeout;
 };
 
-static int parse(struct down_args *a, int argc, char **argv)
-{
-	static const struct option opts[] = {
-	    {"task", required_argument, NULL, 't'},    {"volumes", no_argument, NULL, 'v'},
-	    {"timeout", required_argument, NULL, 'T'}, {"rmi", required_argument, NULL, 'R'},
-	    {"help", no_argument, NULL, 'h'},	       {NULL, 0, NULL, 0},
-	};
-	char *end;
-	int c;
+const struct cmd_option cmd_down_options[] = {
+    CMD_OPT_TASK(struct down_args, task),
+    CMD_OPT_FLAG('v', "volumes", struct down_args, volumes,
+		 "also remove the task's named volumes (kept otherwise)"),
+    CMD_OPT_CHOICE(0, "rmi", "local|all", struct down_args, rmi,
+		   "remove the images built for the task: local = those without\n"
+		   "an image: name (\"<task>-<service>\"), all = every built one;\n"
+		   "pulled images are never removed (kept otherwise)"),
+    CMD_OPT_SECONDS(0, "timeout", struct down_args, timeout,
+		    "seconds each container gets to stop (default 10)"),
+    CMD_OPT_END,
+};
 
-	while ((c = getopt_long(argc, argv, "t:vh", opts, NULL)) != -1) {
-		switch (c) {
-		case 't': a->task = optarg; break;
-		case 'v': a->opts.volumes = true; break;
-		case 'T':
-			errno = 0;
-			a->opts.stop_timeout = (int)strtol(optarg, &end, 10);
-			if (errno || *end || a->opts.stop_timeout < 0)
-				return -1;
-			break;
-		case 'R':
-			if (strcmp(optarg, "local") == 0)
-				a->opts.rmi = SVC_RMI_LOCAL;
-			else if (strcmp(optarg, "all") == 0)
-				a->opts.rmi = SVC_RMI_ALL;
-			else
-				return -1;
-			break;
-		case 'h': down_help(); return 1;
-		default: return -1;
-		}
-	}
-	return optind < argc ? -1 : 0;
-}
+const char cmd_down_about[] =
+    "Stop and remove exactly what the ledger records for the task: containers, then\n"
+    "networks, then (with --rmi) built images, then (with --volumes) volumes. Works\n"
+    "after the Compose file or the project directory is gone. An object whose labels\n"
+    "name another task or ledger is never touched. Exit 1 when something the task\n"
+    "owns remains.\n";
 
 static void summary(const char *task, const struct svc_down_result *r)
 {
@@ -81,6 +50,14 @@ static void summary(const char *task, const struct svc_down_result *r)
 static int run(struct te_ctx *ctx, struct down_args *a, struct te_err *err)
 {
 	te_autofree char *task = NULL;
+	struct svc_down_opts opts = {
+	    .volumes = a->volumes,
+	    .stop_timeout = a->timeout,
+	    .rmi = !a->rmi			? SVC_RMI_NONE
+		   : strcmp(a->rmi, "all") == 0 ? SVC_RMI_ALL
+						: SVC_RMI_LOCAL,
+	    .progress = cmd_progress,
+	};
 	struct svc_down_result res;
 	bool missing = false;
 	int rc;
@@ -92,19 +69,18 @@ static int run(struct te_ctx *ctx, struct down_args *a, struct te_err *err)
 		       state_path(ctx->ledger));
 		return 0;
 	}
-	a->opts.progress = cmd_progress;
-	rc = svc_down(ctx->engine, ctx->ledger, task, &a->opts, &res, err);
+	rc = svc_down(ctx->engine, ctx->ledger, task, &opts, &res, err);
 	summary(task, &res);
 	return rc;
 }
 
 int cmd_down(struct te_ctx *ctx, int argc, char **argv)
 {
-	struct down_args a = {.opts = {.stop_timeout = 10}};
+	struct down_args a = {.timeout = 10};
 	struct te_err err = {0};
-	int p = parse(&a, argc, argv);
+	int code, i = cmd_parse(ctx, argc, argv, &a, &code);
 
-	if (p != 0)
-		return p > 0 ? EXIT_OK : cmd_usage("down", "bad arguments");
+	if (i < 0)
+		return code;
 	return run(ctx, &a, &err) < 0 ? cmd_fail("down", &err) : EXIT_OK;
 }

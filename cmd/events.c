@@ -6,16 +6,23 @@
 #define TE_WITH_CJSON
 #include "common/cleanup.h"
 
-#include <getopt.h>
 #include <stdio.h>
 #include <time.h>
 
-static void events_help(void)
-{
-	printf("usage: taskenv events [-t TASK] [--json]\n\n"
-	       "Every ledger change (time, task, verb, resource, outcome), oldest first; all\n"
-	       "tasks without -t. Events outlive the task: they stay after down.\n");
-}
+struct events_opts {
+	const char *task;
+	bool json;
+};
+
+const struct cmd_option cmd_events_options[] = {
+    CMD_OPT_STRING('t', "task", "TASK", struct events_opts, task, "only this task's events"),
+    CMD_OPT_JSON(struct events_opts, json),
+    CMD_OPT_END,
+};
+
+const char cmd_events_about[] =
+    "Every ledger change (time, task, verb, resource, outcome), oldest first; all\n"
+    "tasks without -t. Events outlive the task: they stay after down.\n";
 
 static const char *s(const cJSON *o, const char *k)
 {
@@ -40,29 +47,16 @@ static void print_text(const cJSON *a)
 
 int cmd_events(struct te_ctx *ctx, int argc, char **argv)
 {
-	static const struct option opts[] = {{"task", required_argument, NULL, 't'},
-					     {"json", no_argument, NULL, 'j'},
-					     {"help", no_argument, NULL, 'h'},
-					     {NULL, 0, NULL, 0}};
-	const char *task = NULL;
-	bool json = false;
+	struct events_opts o = {0};
 	te_autojson cJSON *a = NULL;
 	struct te_err err = {0};
-	int c;
+	int code, i = cmd_parse(ctx, argc, argv, &o, &code);
 
-	while ((c = getopt_long(argc, argv, "t:h", opts, NULL)) != -1) {
-		if (c == 't')
-			task = optarg;
-		else if (c == 'j')
-			json = true;
-		else if (c == 'h')
-			return events_help(), EXIT_OK;
-		else
-			return cmd_usage("events", "bad arguments");
-	}
-	if (svc_events_json(ctx->ledger, task, &a, &err) < 0)
+	if (i < 0)
+		return code;
+	if (svc_events_json(ctx->ledger, o.task, &a, &err) < 0)
 		return cmd_fail("events", &err);
-	if (json) {
+	if (o.json) {
 		te_autofree char *t = cJSON_Print(a);
 
 		printf("%s\n", t);

@@ -6,7 +6,6 @@
 #include "common/mem.h"
 
 #include <errno.h>
-#include <getopt.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <termios.h>
@@ -14,23 +13,6 @@
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
-
-static void exec_help(void)
-{
-	printf(
-	    "usage: taskenv exec [-t TASK] [-u USER] [-w DIR] [-e K=V]... [-T] SERVICE [--] CMD [ARG...]\n\n"
-	    "Run CMD in the running container of SERVICE (docker compose exec). The exit\n"
-	    "status is CMD's own (126/127 when it cannot be run).\n"
-	    "With stdin and stdout on a terminal (and no -T) the command gets a TTY and the\n"
-	    "terminal goes raw; otherwise stdout and stderr stay apart. stdin is forwarded\n"
-	    "when it is a terminal, a pipe or a file (use </dev/null to keep it).\n\n"
-	    "  -t, --task TASK     task name (default: $TASKENV_TASK, else the git branch)\n"
-	    "  -u, --user USER     run as USER (name or uid[:gid])\n"
-	    "  -w, --workdir DIR   working directory inside the container\n"
-	    "  -e, --env K=V       set a variable (repeatable)\n"
-	    "  -T, --no-TTY        no pseudo-terminal even on a terminal\n"
-	    "      --privileged    extended privileges for the command\n");
-}
 
 struct exec_args {
 	const char *task;
@@ -40,43 +22,23 @@ struct exec_args {
 	bool no_tty;
 };
 
-static int parse(struct exec_args *a, int argc, char **argv)
-{
-	static const struct option opts[] = {
-	    {"task", required_argument, NULL, 't'},    {"user", required_argument, NULL, 'u'},
-	    {"workdir", required_argument, NULL, 'w'}, {"env", required_argument, NULL, 'e'},
-	    {"no-TTY", no_argument, NULL, 'T'},	       {"privileged", no_argument, NULL, 'P'},
-	    {"help", no_argument, NULL, 'h'},	       {NULL, 0, NULL, 0},
-	};
-	int c;
+const struct cmd_option cmd_exec_options[] = {
+    CMD_OPT_TASK(struct exec_args, task),
+    CMD_OPT_STRING('u', "user", "USER", struct exec_args, eo.user, "run as USER (name or uid[:gid])"),
+    CMD_OPT_STRING('w', "workdir", "DIR", struct exec_args, eo.workdir,
+		   "working directory inside the container"),
+    CMD_OPT_KV('e', "env", struct exec_args, env, "set a variable (repeatable)"),
+    CMD_OPT_FLAG('T', "no-TTY", struct exec_args, no_tty, "no pseudo-terminal even on a terminal"),
+    CMD_OPT_FLAG(0, "privileged", struct exec_args, eo.privileged, "extended privileges for the command"),
+    CMD_OPT_END,
+};
 
-	while ((c = getopt_long(argc, argv, "+t:u:w:e:Th", opts, NULL)) != -1) {
-		switch (c) {
-		case 't': a->task = optarg; break;
-		case 'u': a->eo.user = optarg; break;
-		case 'w': a->eo.workdir = optarg; break;
-		case 'e':
-			if (!strchr(optarg, '='))
-				return -1;
-			a->env = te_strv_push(a->env, xstrdup(optarg));
-			break;
-		case 'T': a->no_tty = true; break;
-		case 'P': a->eo.privileged = true; break;
-		case 'h': exec_help(); return 1;
-		default: return -1;
-		}
-	}
-	if (optind >= argc)
-		return -1;
-	a->service = argv[optind++];
-	if (optind < argc && strcmp(argv[optind], "--") == 0)
-		optind++;
-	if (optind >= argc)
-		return -1;
-	a->eo.cmd = argv + optind;
-	a->eo.env = a->env;
-	return 0;
-}
+const char cmd_exec_about[] =
+    "Run CMD in the running container of SERVICE (docker compose exec). The exit\n"
+    "status is CMD's own (126/127 when it cannot be run).\n"
+    "With stdin and stdout on a terminal (and no -T) the command gets a TTY and the\n"
+    "terminal goes raw; otherwise stdout and stderr stay apart. stdin is forwarded\n"
+    "when it is a terminal, a pipe or a file (use </dev/null to keep it).\n";
 
 static int write_out(void *ctx, int stream, const char *p, size_t n)
 {
@@ -156,12 +118,20 @@ int cmd_exec(struct te_ctx *ctx, int argc, char **argv)
 {
 	struct exec_args a = {0};
 	struct te_err err = {0};
-	int p = parse(&a, argc, argv), code = -1, rc;
+	int code = -1, rc, i = cmd_parse(ctx, argc, argv, &a, &rc);
 
-	if (p != 0) {
-		te_strv_free(a.env);
-		return p > 0 ? EXIT_OK : cmd_usage("exec", "expected SERVICE and a command");
+	if (i >= 0) {
+		a.service = i < argc ? argv[i++] : NULL;
+		if (i < argc && strcmp(argv[i], "--") == 0)
+			i++;
+		rc = a.service && i < argc ? 0 : cmd_usage(ctx, "expected SERVICE and a command");
 	}
+	if (i < 0 || rc != 0) {
+		te_strv_free(a.env);
+		return rc;
+	}
+	a.eo.cmd = argv + i;
+	a.eo.env = a.env;
 	rc = do_exec(ctx, &a, &code, &err);
 	te_strv_free(a.env);
 	if (rc < 0)

@@ -4,60 +4,52 @@
 #include "services/lifecycle/ops.h"
 #include "common/mem.h"
 
-#include <errno.h>
-#include <getopt.h>
 #include <stdio.h>
-#include <stdlib.h>
 
-static const char *const names[] = {"stop", "start", "restart"};
+struct lifecycle_opts {
+	const char *task;
+	int timeout;
+};
 
-static void help(enum svc_lifecycle_op op)
-{
-	static const char *const what[] = {
-	    "Stop the task's containers (dependants first); they keep their names, host\n"
-	    "ports and volumes, and `taskenv start` starts the same containers again.\n",
-	    "Start the task's stopped containers (dependencies first): the same containers\n"
-	    "`up` created, with the same host ports and volumes.\n",
-	    "Stop then start the task's containers.\n"};
+#define TIMEOUT_OPT                                                                                          \
+	CMD_OPT_SECONDS(0, "timeout", struct lifecycle_opts, timeout,                                        \
+			"seconds each container gets to stop before it is killed (default 10)")
 
-	printf("usage: taskenv %s [-t TASK] [SERVICE...]%s\n\n%s\n"
-	       "  -t, --task TASK      task name (default: $TASKENV_TASK, else the git branch)\n",
-	       names[op], op == SVC_START ? "" : " [--timeout S]", what[op]);
-	if (op != SVC_START)
-		printf("      --timeout S      seconds each container gets to stop before it is killed "
-		       "(default 10)\n");
-}
+const struct cmd_option cmd_stop_options[] = {
+    CMD_OPT_TASK(struct lifecycle_opts, task),
+    TIMEOUT_OPT,
+    CMD_OPT_END,
+};
+const struct cmd_option cmd_start_options[] = {
+    CMD_OPT_TASK(struct lifecycle_opts, task),
+    CMD_OPT_END,
+};
+const struct cmd_option cmd_restart_options[] = {
+    CMD_OPT_TASK(struct lifecycle_opts, task),
+    TIMEOUT_OPT,
+    CMD_OPT_END,
+};
+
+const char cmd_stop_about[] = "Stop the task's containers (dependants first); they keep their names, host\n"
+			      "ports and volumes, and `taskenv start` starts the same containers again.\n";
+const char cmd_start_about[] =
+    "Start the task's stopped containers (dependencies first): the same containers\n"
+    "`up` created, with the same host ports and volumes.\n";
+const char cmd_restart_about[] = "Stop then start the task's containers.\n";
 
 static int lifecycle(struct te_ctx *ctx, enum svc_lifecycle_op op, int argc, char **argv)
 {
-	static const struct option opts[] = {{"task", required_argument, NULL, 't'},
-					     {"timeout", required_argument, NULL, 'T'},
-					     {"help", no_argument, NULL, 'h'},
-					     {NULL, 0, NULL, 0}};
+	struct lifecycle_opts o = {.timeout = 10};
 	struct te_err err = {0};
-	const char *flag = NULL;
 	te_autofree char *task = NULL;
-	int c, timeout = 10;
-	char *end;
+	int code, i = cmd_parse(ctx, argc, argv, &o, &code);
 
-	while ((c = getopt_long(argc, argv, "t:h", opts, NULL)) != -1) {
-		if (c == 't') {
-			flag = optarg;
-		} else if (c == 'T' && op != SVC_START) {
-			errno = 0;
-			timeout = (int)strtol(optarg, &end, 10);
-			if (errno || *end || timeout < 0)
-				return cmd_usage(names[op], "bad --timeout '%s'", optarg);
-		} else if (c == 'h') {
-			return help(op), EXIT_OK;
-		} else {
-			return cmd_usage(names[op], "bad arguments");
-		}
-	}
-	if (!cmd_task_engine(ctx, flag, &task, &err) ||
-	    svc_lifecycle(ctx->engine, ctx->ledger, task, optind < argc ? argv + optind : NULL, op, timeout,
+	if (i < 0)
+		return code;
+	if (!cmd_task_engine(ctx, o.task, &task, &err) ||
+	    svc_lifecycle(ctx->engine, ctx->ledger, task, i < argc ? argv + i : NULL, op, o.timeout,
 			  cmd_progress, NULL, &err) < 0)
-		return cmd_fail(names[op], &err);
+		return cmd_fail(ctx->verb->name, &err);
 	return EXIT_OK;
 }
 

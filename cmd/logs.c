@@ -6,24 +6,11 @@
 #include "common/mem.h"
 
 #include <errno.h>
-#include <getopt.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-static void logs_help(void)
-{
-	printf("usage: taskenv logs [-t TASK] [SERVICE...] [-f] [--tail N] [--timestamps] [--no-color]\n\n"
-	       "Print the logs of the task's containers (all services, or those named), each\n"
-	       "line prefixed with its container (\"app-1  | ...\"), as docker compose does.\n\n"
-	       "  -t, --task TASK   task name (default: $TASKENV_TASK, else the git branch)\n"
-	       "  -f, --follow      keep following until the containers stop (Ctrl-C ends it)\n"
-	       "  -n, --tail N      only the last N lines of each container (default: all)\n"
-	       "      --timestamps  prefix each line with its RFC 3339 time\n"
-	       "      --no-color    no colours (also when NO_COLOR is set or stdout is no terminal)\n"
-	       "      --no-log-prefix  print the lines without the container prefix\n");
-}
 
 struct logs_args {
 	const char *task;
@@ -33,38 +20,37 @@ struct logs_args {
 	char **services; /* borrowed argv tail, NULL-terminated by argv */
 };
 
-static int parse(struct logs_args *a, int argc, char **argv)
+/* --tail N or all. */
+static int set_tail(const struct cmd_option *o, const char *arg, void *dst, struct te_err *err)
 {
-	static const struct option opts[] = {
-	    {"task", required_argument, NULL, 't'}, {"follow", no_argument, NULL, 'f'},
-	    {"tail", required_argument, NULL, 'n'}, {"timestamps", no_argument, NULL, 'T'},
-	    {"no-color", no_argument, NULL, 'C'},   {"no-log-prefix", no_argument, NULL, 'P'},
-	    {"help", no_argument, NULL, 'h'},	    {NULL, 0, NULL, 0},
-	};
 	char *end;
-	int c;
+	long n;
 
-	a->lo.tail = -1;
-	while ((c = getopt_long(argc, argv, "t:fn:h", opts, NULL)) != -1) {
-		switch (c) {
-		case 't': a->task = optarg; break;
-		case 'f': a->lo.follow = true; break;
-		case 'n':
-			errno = 0;
-			a->lo.tail = strcmp(optarg, "all") == 0 ? -1 : (int)strtol(optarg, &end, 10);
-			if (strcmp(optarg, "all") != 0 && (errno || *end || a->lo.tail < 0))
-				return -1;
-			break;
-		case 'T': a->lo.timestamps = true; break;
-		case 'C': a->no_color = true; break;
-		case 'P': a->no_prefix = true; break;
-		case 'h': logs_help(); return 1;
-		default: return -1;
-		}
-	}
-	a->services = optind < argc ? argv + optind : NULL;
+	errno = 0;
+	n = strcmp(arg, "all") == 0 ? -1 : strtol(arg, &end, 10);
+	if (strcmp(arg, "all") != 0 && (errno || end == arg || *end || n < 0 || n > INT_MAX))
+		return te_err_set(err, TE_E_USAGE, "'%s' is not a number of lines or 'all'", arg);
+	*(int *)dst = (int)n;
 	return 0;
 }
+
+const struct cmd_option cmd_logs_options[] = {
+    CMD_OPT_TASK(struct logs_args, task),
+    CMD_OPT_FLAG('f', "follow", struct logs_args, lo.follow,
+		 "keep following until the containers stop (Ctrl-C ends it)"),
+    CMD_OPT_CALLBACK('n', "tail", "N", set_tail, struct logs_args, lo.tail, int,
+		     "only the last N lines of each container (default: all)"),
+    CMD_OPT_FLAG(0, "timestamps", struct logs_args, lo.timestamps, "prefix each line with its RFC 3339 time"),
+    CMD_OPT_FLAG(0, "no-color", struct logs_args, no_color,
+		 "no colours (also when NO_COLOR is set or stdout is no terminal)"),
+    CMD_OPT_FLAG(0, "no-log-prefix", struct logs_args, no_prefix,
+		 "print the lines without the container prefix"),
+    CMD_OPT_END,
+};
+
+const char cmd_logs_about[] =
+    "Print the logs of the task's containers (all services, or those named), each\n"
+    "line prefixed with its container (\"app-1  | ...\"), as docker compose does.\n";
 
 struct printer {
 	char **labels; /* per container: "app-1" */
@@ -128,11 +114,12 @@ static int show(struct te_ctx *ctx, struct logs_args *a, struct te_err *err)
 
 int cmd_logs(struct te_ctx *ctx, int argc, char **argv)
 {
-	struct logs_args a = {0};
+	struct logs_args a = {.lo.tail = -1};
 	struct te_err err = {0};
-	int p = parse(&a, argc, argv);
+	int code, i = cmd_parse(ctx, argc, argv, &a, &code);
 
-	if (p != 0)
-		return p > 0 ? EXIT_OK : cmd_usage("logs", "bad arguments");
+	if (i < 0)
+		return code;
+	a.services = i < argc ? argv + i : NULL;
 	return show(ctx, &a, &err) < 0 ? cmd_fail("logs", &err) : EXIT_OK;
 }

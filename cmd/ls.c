@@ -2,37 +2,25 @@
  * view of `ps`, same text and the same --json shape. */
 #include "cmd/cmd.h"
 
-#include <getopt.h>
-#include <stdio.h>
+struct ls_opts {
+	bool json;
+};
 
-static void ls_help(void)
-{
-	printf("usage: taskenv ls [--json]\n\n"
-	       "List the tasks in the ledger: name, status, containers running/total, ports and\n"
-	       "project directory (the same as `taskenv ps` without -t).\n\n"
-	       "      --json   the `ps --json` task list (README: \"JSON output\")\n");
-}
+const struct cmd_option cmd_ls_options[] = {
+    CMD_OPT_FLAG(0, "json", struct ls_opts, json, "the `ps --json` task list (README: \"JSON output\")"),
+    CMD_OPT_END,
+};
+
+const char cmd_ls_about[] =
+    "List the tasks in the ledger: name, status, containers running/total, ports and\n"
+    "project directory (the same as `taskenv ps` without -t).\n";
 
 int cmd_ls(struct te_ctx *ctx, int argc, char **argv)
 {
-	static const struct option opts[] = {
-	    {"json", no_argument, NULL, 'j'}, {"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0}};
-	char *ps_argv[] = {"ps", "--json", NULL};
-	bool json = false;
-	int c;
+	struct ls_opts o = {0};
+	int code, i = cmd_parse(ctx, argc, argv, &o, &code);
 
-	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-		if (c == 'j')
-			json = true;
-		else if (c == 'h')
-			return ls_help(), EXIT_OK;
-		else
-			return cmd_usage("ls", "bad arguments");
-	}
-	if (optind < argc)
-		return cmd_usage("ls", "unexpected argument '%s'", argv[optind]);
-	if (!json)
-		ps_argv[1] = NULL;
-	optind = 0;
-	return cmd_ps(ctx, json ? 2 : 1, ps_argv);
+	if (i < 0)
+		return code;
+	return cmd_ps_tasks(ctx, o.json);
 }

@@ -1,123 +1,146 @@
-/* taskenv: global options, the command table, and what each verb needs
- * set up before it runs (git.c + builtin/, crun.c). */
+/* taskenv: global options and the command table (git.c + builtin/,
+ * crun.c). Each verb's options live in its own file (cmd/opt.h); this
+ * table names them with the verb's usage arguments and summary, and is the
+ * one list --help, --list-verbs, the man page and the completions read. */
 #include "cmd/cmd.h"
 #include "engine/engine.h"
+#include "services/settings.h"
 #include "state/ledger.h"
 #include "common/mem.h"
 
-#include <getopt.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-enum { NEED_LEDGER = 1 << 0, HIDDEN = 1 << 1 };
+#define VERB(name, v, flags, args, summary)                                                                  \
+	{                                                                                                    \
+		name, cmd_##v, flags, cmd_##v##_options, args, summary, cmd_##v##_about, NULL                \
+	}
 
-struct command {
-	const char *name;
-	int (*fn)(struct te_ctx *, int, char **);
-	int flags;
-	const char *summary;
+static const struct cmd_verb worktree_subs[] = {
+    {"worktree add", cmd_worktree_add, CMD_NEED_LEDGER, cmd_worktree_add_options, "TASK",
+     "make the task's worktree and branch", cmd_worktree_add_about, NULL},
+    {"worktree remove", cmd_worktree_remove, CMD_NEED_LEDGER, cmd_worktree_remove_options, "TASK",
+     "remove the task's worktree", cmd_worktree_remove_about, NULL},
+    {NULL, NULL, 0, NULL, NULL, NULL, NULL, NULL},
 };
 
-static const struct command commands[] = {
-    {"up", cmd_up, NEED_LEDGER, "create and start the task's containers, networks and volumes"},
-    {"ps", cmd_ps, NEED_LEDGER, "list tasks, or one task's resources with their live state"},
-    {"down", cmd_down, NEED_LEDGER, "stop and remove exactly what the ledger says the task owns"},
-    {"config", cmd_config, 0, "print the resolved Compose model with the names taskenv will create"},
-    {"check", cmd_check, 0, "print what the policy refuses in the Compose file (exit 1 if anything)"},
-    {"env", cmd_env, NEED_LEDGER, "print the task's variables (ports): shell, dotenv or json"},
-    {"logs", cmd_logs, NEED_LEDGER, "show (and follow) the logs of the task's containers"},
-    {"exec", cmd_exec, NEED_LEDGER, "run a command in a service's container; its exit status is ours"},
-    {"run", cmd_run, NEED_LEDGER, "run a one-off container of a service (recorded in the ledger)"},
-    {"stop", cmd_stop, NEED_LEDGER, "stop the task's containers, keeping ports and volumes"},
-    {"start", cmd_start, NEED_LEDGER, "start the task's stopped containers again"},
-    {"restart", cmd_restart, NEED_LEDGER, "restart the task's containers"},
-    {"top", cmd_top, NEED_LEDGER, "show the processes in the task's containers"},
-    {"ls", cmd_ls, NEED_LEDGER, "list the tasks (as ps without -t)"},
-    {"version", cmd_version, 0, "show taskenv, engine and Engine API versions"},
-    {"settings", cmd_settings, 0, "show taskenv's settings and where each comes from"},
-    {"agents-md", cmd_agents_md, 0, "print the AGENTS.md isolation section for this machine"},
-    {"worktree", cmd_worktree, NEED_LEDGER, "add or remove the task's git worktree (source boundary)"},
-    {"contract", cmd_contract, NEED_LEDGER, "what the task was given, at six boundaries, with evidence"},
-    {"verify", cmd_verify, NEED_LEDGER, "probe that the contract holds, from the host and inside"},
-    {"events", cmd_events, NEED_LEDGER, "the task's audit trail: every ledger change"},
-    {"evidence", cmd_evidence, NEED_LEDGER, "write the promotion package a reviewer opens"},
-    {"retain", cmd_retain, NEED_LEDGER, "keep a task stopped for inspection until a deadline"},
-    {"gc", cmd_gc, NEED_LEDGER, "remove expired tasks and orphaned objects of this ledger"},
-    {"reset", cmd_reset, NEED_LEDGER, "empty a task's Postgres schema or database back to its start"},
-    {"_pool-refill", cmd_pool_refill, NEED_LEDGER | HIDDEN, "(internal) refill the template pools"},
+static const struct cmd_verb commands[] = {
+    VERB("up", up, CMD_NEED_LEDGER, NULL, "create and start the task's containers, networks and volumes"),
+    VERB("ps", ps, CMD_NEED_LEDGER, NULL, "list tasks, or one task's resources with their live state"),
+    VERB("down", down, CMD_NEED_LEDGER, NULL, "stop and remove exactly what the ledger says the task owns"),
+    VERB("config", config, 0, NULL, "print the resolved Compose model with the names taskenv will create"),
+    VERB("check", check, 0, NULL, "print what the policy refuses in the Compose file (exit 1 if anything)"),
+    VERB("env", env, CMD_NEED_LEDGER, NULL, "print the task's variables (ports): shell, dotenv or json"),
+    VERB("logs", logs, CMD_NEED_LEDGER, "[SERVICE...]",
+	 "show (and follow) the logs of the task's containers"),
+    VERB("exec", exec, CMD_NEED_LEDGER | CMD_ARGS_FIRST, "SERVICE [--] CMD [ARG...]",
+	 "run a command in a service's container; its exit status is ours"),
+    VERB("run", run, CMD_NEED_LEDGER | CMD_ARGS_FIRST, "SERVICE [CMD [ARG...]]",
+	 "run a one-off container of a service (recorded in the ledger)"),
+    VERB("stop", stop, CMD_NEED_LEDGER, "[SERVICE...]",
+	 "stop the task's containers, keeping ports and volumes"),
+    VERB("start", start, CMD_NEED_LEDGER, "[SERVICE...]", "start the task's stopped containers again"),
+    VERB("restart", restart, CMD_NEED_LEDGER, "[SERVICE...]", "restart the task's containers"),
+    VERB("top", top, CMD_NEED_LEDGER, "[SERVICE...]", "show the processes in the task's containers"),
+    VERB("ls", ls, CMD_NEED_LEDGER, NULL, "list the tasks (as ps without -t)"),
+    VERB("version", version, 0, NULL, "show taskenv, engine and Engine API versions"),
+    VERB("settings", settings, 0, NULL, "show taskenv's settings and where each comes from"),
+    VERB("agents-md", agents_md, 0, NULL, "print the AGENTS.md isolation section for this machine"),
+    {"worktree", NULL, 0, NULL, NULL, "add or remove the task's git worktree (source boundary)",
+     cmd_worktree_about, worktree_subs},
+    VERB("contract", contract, CMD_NEED_LEDGER, NULL,
+	 "what the task was given, at six boundaries, with evidence"),
+    VERB("verify", verify, CMD_NEED_LEDGER, NULL, "probe that the contract holds, from the host and inside"),
+    VERB("events", events, CMD_NEED_LEDGER, NULL, "the task's audit trail: every ledger change"),
+    VERB("evidence", evidence, CMD_NEED_LEDGER, NULL, "write the promotion package a reviewer opens"),
+    VERB("retain", retain, CMD_NEED_LEDGER, NULL, "keep a task stopped for inspection until a deadline"),
+    VERB("gc", gc, CMD_NEED_LEDGER, NULL, "remove expired tasks and orphaned objects of this ledger"),
+    VERB("reset", reset, CMD_NEED_LEDGER, "RESOURCE",
+	 "empty a task's Postgres schema or database back to its start"),
+    {NULL, NULL, 0, NULL, NULL, NULL, NULL, NULL},
 };
+
+const struct cmd_verb *cmd_verbs(void)
+{
+	return commands;
+}
+
+static const struct cmd_option global_options[] = {
+    CMD_OPT_STRING('H', "host", "unix://PATH", struct te_ctx, host,
+		   "engine socket (else DOCKER_HOST, CONTAINER_HOST, the task's recorded\n"
+		   "engine, the engine setting, then the default sockets)"),
+    CMD_OPT_STRING(0, "state", "FILE", struct te_ctx, state_path,
+		   "ledger (else TASKENV_STATE, $XDG_STATE_HOME/taskenv/state.db)"),
+    CMD_OPT_CHOICE(0, "progress", "auto|tty|plain", struct te_ctx, progress,
+		   "auto (in place on a terminal), tty (always in place) or plain lines"),
+    CMD_OPT_FLAG('v', "verbose", struct te_ctx, verbose, "show each Engine API call with status and time"),
+    CMD_OPT_FLAG(0, "version", struct te_ctx, version, "print the version"),
+    CMD_OPT_FLAG(0, "list-verbs", struct te_ctx, list_verbs, "print the verbs, one per line"),
+    {"gen", 0, "KIND", "print the man page, a completion script or the option list (build and tests)",
+     cmd_opt_choice, CMD_FIELD(struct te_ctx, gen, const char *), "man|bash|zsh|options", CMD_OPT_HIDDEN},
+    {"pool-refill", 0, "TEMPLATE,...",
+     "refill the pools of these Postgres templates (started by up and reset)", cmd_opt_csv,
+     CMD_FIELD(struct te_ctx, pool_refill, char **), NULL, CMD_OPT_HIDDEN | CMD_OPT_REPEAT},
+    CMD_OPT_END,
+};
+
+const struct cmd_verb cmd_global = {
+    "",
+    NULL,
+    CMD_ARGS_FIRST,
+    global_options,
+    "VERB [ARG...]",
+    "task-scoped Compose environments",
+    "Each task gets its own room: containers, networks, volumes and host ports\n"
+    "scoped to the task, recorded in a ledger before they are created.\n",
+    NULL};
 
 static void usage(FILE *f)
 {
-	fprintf(
-	    f, "usage: taskenv [--host unix://PATH] [--state FILE] [--progress MODE] [-v] <verb> [<args>]\n\n"
-	       "Each task gets its own room: containers, networks, volumes and host ports\n"
-	       "scoped to the task, recorded in a ledger before they are created.\n\nverbs:\n");
-	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
-		if (!(commands[i].flags & HIDDEN))
-			fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].summary);
-	fprintf(f, "\nglobal options:\n"
-		   "  -H, --host unix://PATH  engine socket (else DOCKER_HOST, CONTAINER_HOST,\n"
-		   "                          the task's recorded engine, then the default sockets)\n"
-		   "  --state FILE            ledger (else TASKENV_STATE, $XDG_STATE_HOME/taskenv/state.db)\n"
-		   "  --progress MODE         auto (in place on a terminal), tty, or plain lines\n"
-		   "  -v, --verbose           show each Engine API call with status and time\n"
-		   "  --version               print the version\n\n"
-		   "exit codes: 0 ok, 1 failure (or owned resources remain after down),\n"
+	cmd_synopsis(&cmd_global, f);
+	fprintf(f, "\n%s\nverbs:\n", cmd_global.about);
+	for (const struct cmd_verb *v = commands; v->name; v++)
+		fprintf(f, "  %-10s %s\n", v->name, v->summary);
+	fprintf(f, "\nglobal options:\n");
+	cmd_options_help(global_options, f);
+	fprintf(f, "\nexit codes: 0 ok, 1 failure (or owned resources remain after down),\n"
 		   "            2 usage (bad flags, task name or Compose file), 3 engine unreachable\n\n"
-		   "'taskenv <verb> --help' describes a verb.\n");
+		   "'taskenv VERB --help' describes a verb.\n");
 }
 
-static const struct command *find_command(const char *name)
+static const struct cmd_verb *find(const struct cmd_verb *table, const char *name)
 {
-	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
-		if (strcmp(commands[i].name, name) == 0)
-			return &commands[i];
+	for (const struct cmd_verb *v = table; v->name; v++) {
+		const char *last = strrchr(v->name, ' ');
+
+		if (strcmp(last ? last + 1 : v->name, name) == 0)
+			return v;
+	}
 	return NULL;
 }
 
-/* Returns the index of the verb in argv, or -1 after printing. */
-static int parse_global(struct te_ctx *ctx, int argc, char **argv, int *code)
+/* "worktree add ...": the subcommand, with ARGV moved past the parent's
+ * word; NULL after answering (help, or a usage error in *code). */
+static const struct cmd_verb *subcommand(struct te_ctx *ctx, const struct cmd_verb *v, int *argc,
+					 char ***argv, int *code)
 {
-	static const struct option opts[] = {
-	    {"host", required_argument, NULL, 'H'},
-	    {"state", required_argument, NULL, 's'},
-	    {"verbose", no_argument, NULL, 'v'},
-	    {"help", no_argument, NULL, 'h'},
-	    {"version", no_argument, NULL, 'V'},
-	    {"progress", required_argument, NULL, 'p'},
-	    {NULL, 0, NULL, 0},
-	};
-	int c;
+	const struct cmd_verb *sub;
 
-	while ((c = getopt_long(argc, argv, "+H:vh", opts, NULL)) != -1) {
-		switch (c) {
-		case 'H': ctx->host = optarg; break;
-		case 's': ctx->state_path = optarg; break;
-		case 'v': ctx->verbose = true; break;
-		case 'p': ctx->progress = optarg; break;
-		case 'h':
-			usage(stdout);
-			*code = EXIT_OK;
-			return -1;
-		case 'V':
-			printf("taskenv %s\n", TASKENV_VERSION);
-			*code = EXIT_OK;
-			return -1;
-		default:
-			usage(stderr);
-			*code = EXIT_USAGE;
-			return -1;
-		}
+	if (*argc < 2 || strcmp((*argv)[1], "-h") == 0 || strcmp((*argv)[1], "--help") == 0) {
+		cmd_help(v, *argc < 2 ? stderr : stdout);
+		*code = *argc < 2 ? EXIT_USAGE : EXIT_OK;
+		return NULL;
 	}
-	if (optind >= argc) {
-		usage(stderr);
-		*code = EXIT_USAGE;
-		return -1;
+	sub = find(v->subs, (*argv)[1]);
+	if (!sub) {
+		ctx->verb = v;
+		*code = cmd_usage(ctx, "unknown subcommand '%s'", (*argv)[1]);
+		return NULL;
 	}
-	return optind;
+	(*argc)--;
+	(*argv)++;
+	return sub;
 }
 
 static void ctx_release(struct te_ctx *ctx)
@@ -129,51 +152,67 @@ static void ctx_release(struct te_ctx *ctx)
 	engine_free(ctx->engine);
 	free(ctx->engine_socket);
 	state_close(ctx->ledger);
+	te_strv_free(ctx->pool_refill);
+	if (ctx->settings)
+		svc_settings_release(ctx->settings);
+	free(ctx->settings);
 	cmd_progress_release();
 }
 
-/* A --host (or DOCKER_HOST) that is not unix:// is a usage error for every
- * verb, also for those that may answer from the ledger without an engine
- * (ps, down of an unknown task): a typo must not pass unnoticed. That no
- * socket exists yet is left to the verbs that need one. */
-static int check_host(struct te_ctx *ctx, struct te_err *err)
+/* Answers the global options that are whole commands; -1 to go on. */
+static int global_only(struct te_ctx *ctx, bool help)
 {
-	te_autofree char *path = NULL;
-
-	if (engine_resolve_socket(ctx->host, &path, err) == 0 || err->code != TE_E_USAGE) {
-		te_err_clear(err);
-		return 0;
+	if (help)
+		return usage(stdout), EXIT_OK;
+	if (ctx->version)
+		return printf("taskenv %s\n", TASKENV_VERSION), EXIT_OK;
+	if (ctx->list_verbs) {
+		for (const struct cmd_verb *v = commands; v->name; v++)
+			printf("%s\n", v->name);
+		return EXIT_OK;
 	}
+	if (ctx->gen)
+		return cmd_gen(ctx->gen);
+	if (ctx->pool_refill)
+		return cmd_pool_refill(ctx, ctx->pool_refill);
 	return -1;
+}
+
+/* The library's last words before an abort or a fault-injection kill. */
+static void last_words(const char *line)
+{
+	fprintf(stderr, "%s\n", line);
+	fflush(stderr);
 }
 
 int main(int argc, char **argv)
 {
 	struct te_ctx ctx = {0};
 	struct te_err err = {0};
-	const struct command *cmd;
-	int code = EXIT_OK, verb;
+	const struct cmd_verb *cmd;
+	bool help;
+	int code, verb;
 
-	verb = parse_global(&ctx, argc, argv, &code);
+	te_set_last_words(last_words);
+	verb = cmd_opt_parse(global_options, true, argc, argv, &ctx, &help, &err);
 	if (verb < 0)
+		return cmd_usage(&ctx, "%s", err.msg);
+	code = global_only(&ctx, help);
+	if (code >= 0)
 		return code;
-	cmd = find_command(argv[verb]);
+	if (verb >= argc)
+		return usage(stderr), EXIT_USAGE;
+	cmd = find(commands, argv[verb]);
 	if (!cmd)
-		return cmd_usage("", "unknown verb '%s'", argv[verb]);
+		return cmd_usage(&ctx, "unknown verb '%s' ('taskenv --list-verbs' lists them)", argv[verb]);
+	argc -= verb;
+	argv += verb;
+	if (cmd->subs && !(cmd = subcommand(&ctx, cmd, &argc, &argv, &code)))
+		return code;
 	if (cmd_progress_setup(ctx.progress, ctx.verbose) < 0)
-		return cmd_usage("", "unknown --progress '%s' (auto, tty or plain)", ctx.progress);
-	if (check_host(&ctx, &err) < 0)
-		return cmd_fail(cmd->name, &err);
-	if (!ctx.state_path)
-		ctx.state_path = getenv("TASKENV_STATE");
-	if (cmd->flags & NEED_LEDGER) {
-		ctx.ledger = state_open(ctx.state_path, &err);
-		if (!ctx.ledger)
-			return cmd_fail(cmd->name, &err);
-		state_set_verb(ctx.ledger, cmd->name);
-	}
-	optind = 0;
-	code = cmd->fn(&ctx, argc - verb, argv + verb);
+		TE_BUG("--progress passed its choices but not cmd_progress_setup");
+	ctx.verb = cmd;
+	code = cmd->fn(&ctx, argc, argv);
 	ctx_release(&ctx);
 	return code;
 }

@@ -2,8 +2,10 @@
  * per object, rewritten in place on a terminal (ANSI cursor movement), plain
  * lines when stderr is not a terminal, with --progress plain, or with -v
  * (whose trace lines would break the in-place block). Colour only on a
- * terminal and never when NO_COLOR is set (https://no-color.org). */
+ * terminal and never when NO_COLOR is set (https://no-color.org). And the
+ * -v trace of Engine API calls, which the engine reports through a callback. */
 #include "cmd/cmd.h"
+#include "engine/engine.h"
 #include "common/mem.h"
 
 #include <stdio.h>
@@ -25,6 +27,8 @@ static struct {
 	size_t drawn; /* lines of the block currently on the screen */
 } pg;
 
+/* NO_COLOR (no-color.org) and TERM are the terminal's conventions, not
+ * taskenv settings. */
 bool cmd_color_on(FILE *f)
 {
 	const char *nc = getenv("NO_COLOR");
@@ -118,4 +122,18 @@ void cmd_progress_release(void)
 	}
 	free(pg.lines);
 	memset(&pg, 0, sizeof(pg));
+}
+
+/* Written as each call ends, so a hung call is the one not yet shown. */
+static void trace(void *ctx, const char *method, const char *path, long status, const char *error, long ms)
+{
+	if (error)
+		fprintf(stderr, "engine: %s %s → %s (%ld ms)\n", method, path, error, ms);
+	else
+		fprintf(stderr, "engine: %s %s → %ld (%ld ms)\n", method, path, status, ms);
+}
+
+void cmd_trace_install(const struct te_ctx *ctx, struct engine *e)
+{
+	engine_set_trace(e, ctx->verbose ? trace : NULL, NULL);
 }

@@ -8,20 +8,24 @@
 #define TE_WITH_CJSON
 #include "common/cleanup.h"
 
-#include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
 
-static void ps_help(void)
-{
-	printf("usage: taskenv ps [-t TASK] [--json]\n\n"
-	       "Without -t: one line per task in the ledger (name, status, containers\n"
-	       "running/total, ports, project directory). With -t: each resource the task\n"
-	       "owns, its ledger state, its live engine state and published ports.\n\n"
-	       "  -t, --task TASK  show one task\n"
-	       "      --json       print JSON (the shape is documented in the README)\n");
-}
+struct ps_opts {
+	const char *task;
+	bool json;
+};
+
+const struct cmd_option cmd_ps_options[] = {
+    CMD_OPT_STRING('t', "task", "TASK", struct ps_opts, task, "show one task"),
+    CMD_OPT_JSON(struct ps_opts, json),
+    CMD_OPT_END,
+};
+
+const char cmd_ps_about[] = "Without -t: one line per task in the ledger (name, status, containers\n"
+			    "running/total, ports, project directory). With -t: each resource the task\n"
+			    "owns, its ledger state, its live engine state and published ports.\n";
 
 static const char *str(const cJSON *o, const char *k)
 {
@@ -59,6 +63,7 @@ static struct engine *engine_for(void *vctx, const char *socket, struct te_err *
 	e = engine_open(socket, err);
 	if (!e)
 		return NULL;
+	cmd_trace_install(ctx, e);
 	ctx->other_sockets = te_strv_push(ctx->other_sockets, xstrdup(socket));
 	ctx->others = xrealloc(ctx->others, (n + 2) * sizeof(*ctx->others));
 	ctx->others[n] = e;
@@ -140,7 +145,7 @@ static void print_task(const cJSON *t)
 
 /* ps lists what the ledger knows even when an engine is down, then says
  * which engine did not answer and exits 3. */
-static int engine_errors(const cJSON *arr)
+static int engine_errors(const char *verb, const cJSON *arr)
 {
 	const cJSON *t;
 	int code = EXIT_OK;
@@ -148,52 +153,51 @@ static int engine_errors(const cJSON *arr)
 	cJSON_ArrayForEach (t, arr) {
 		if (!cJSON_GetObjectItem(t, "engine_error"))
 			continue;
-		fprintf(stderr, "taskenv ps: task '%s': %s\n", str(t, "task"), str(t, "engine_error"));
+		fprintf(stderr, "taskenv %s: task '%s': %s\n", verb, str(t, "task"), str(t, "engine_error"));
 		code = EXIT_UNREACHABLE;
 	}
 	return code;
 }
 
+static void print_json(const cJSON *out)
+{
+	te_autofree char *s = cJSON_Print(out);
+
+	printf("%s\n", s);
+}
+
+int cmd_ps_tasks(struct te_ctx *ctx, bool json)
+{
+	struct te_err err = {0};
+	te_autojson cJSON *out = NULL;
+
+	if (svc_status_tasks(ctx->ledger, engine_for, ctx, &out, &err) < 0)
+		return cmd_fail(ctx->verb->name, &err);
+	if (json)
+		print_json(out);
+	else
+		print_tasks(out);
+	return engine_errors(ctx->verb->name, out);
+}
+
 int cmd_ps(struct te_ctx *ctx, int argc, char **argv)
 {
-	static const struct option opts[] = {{"task", required_argument, NULL, 't'},
-					     {"json", no_argument, NULL, 'j'},
-					     {"help", no_argument, NULL, 'h'},
-					     {NULL, 0, NULL, 0}};
+	struct ps_opts o = {0};
 	struct te_err err = {0};
-	const char *task = NULL;
-	bool json = false;
 	te_autojson cJSON *out = NULL;
 	te_autofree char *name = NULL;
-	int c, rc;
+	int code, i = cmd_parse(ctx, argc, argv, &o, &code);
 
-	while ((c = getopt_long(argc, argv, "t:h", opts, NULL)) != -1) {
-		if (c == 't')
-			task = optarg;
-		else if (c == 'j')
-			json = true;
-		else if (c == 'h')
-			return ps_help(), EXIT_OK;
-		else
-			return cmd_usage("ps", "bad arguments");
-	}
-	if (!task) {
-		rc = svc_status_tasks(ctx->ledger, engine_for, ctx, &out, &err);
-	} else {
-		rc = cmd_task_engine(ctx, task, &name, &err)
-			 ? svc_status_task(ctx->ledger, ctx->engine, name, &out, &err)
-			 : -1;
-	}
-	if (rc < 0)
+	if (i < 0)
+		return code;
+	if (!o.task)
+		return cmd_ps_tasks(ctx, o.json);
+	if (!cmd_task_engine(ctx, o.task, &name, &err) ||
+	    svc_status_task(ctx->ledger, ctx->engine, name, &out, &err) < 0)
 		return cmd_fail("ps", &err);
-	if (json) {
-		te_autofree char *s = cJSON_Print(out);
-
-		printf("%s\n", s);
-	} else if (task) {
+	if (o.json)
+		print_json(out);
+	else
 		print_task(out);
-	} else {
-		print_tasks(out);
-	}
-	return task ? EXIT_OK : engine_errors(out);
+	return EXIT_OK;
 }

@@ -3,25 +3,9 @@
 #include "services/lifecycle/ops.h"
 #include "common/mem.h"
 
-#include <getopt.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
-
-static void run_help(void)
-{
-	printf("usage: taskenv run [-t TASK] [--rm] [-e K=V]... [-u USER] [-w DIR] SERVICE [CMD [ARG...]]\n\n"
-	       "Run a one-off container of SERVICE (docker compose run): the service's image,\n"
-	       "environment, volumes and networks, no published ports, label\n"
-	       "com.docker.compose.oneoff=True, named <task>-<service>-run-<hex> and recorded\n"
-	       "in the ledger before it is created (so `down` removes it). Its output is\n"
-	       "streamed and its exit status is ours. The task must be up.\n\n"
-	       "  -t, --task TASK     task name (default: $TASKENV_TASK, else the git branch)\n"
-	       "      --rm            remove the container when it exits\n"
-	       "  -e, --env K=V       set a variable (repeatable)\n"
-	       "  -u, --user USER     run as USER\n"
-	       "  -w, --workdir DIR   working directory inside the container\n");
-}
 
 struct run_args {
 	const char *task;
@@ -29,43 +13,21 @@ struct run_args {
 	char **env; /* owned */
 };
 
-static int parse(struct run_args *a, int argc, char **argv)
-{
-	static const struct option opts[] = {
-	    {"task", required_argument, NULL, 't'},
-	    {"rm", no_argument, NULL, 'r'},
-	    {"env", required_argument, NULL, 'e'},
-	    {"user", required_argument, NULL, 'u'},
-	    {"workdir", required_argument, NULL, 'w'},
-	    {"help", no_argument, NULL, 'h'},
-	    {NULL, 0, NULL, 0},
-	};
-	int c;
+const struct cmd_option cmd_run_options[] = {
+    CMD_OPT_TASK(struct run_args, task),
+    CMD_OPT_FLAG(0, "rm", struct run_args, ro.rm, "remove the container when it exits"),
+    CMD_OPT_KV('e', "env", struct run_args, env, "set a variable (repeatable)"),
+    CMD_OPT_STRING('u', "user", "USER", struct run_args, ro.user, "run as USER"),
+    CMD_OPT_STRING('w', "workdir", "DIR", struct run_args, ro.workdir,
+		   "working directory inside the container"),
+    CMD_OPT_END,
+};
 
-	while ((c = getopt_long(argc, argv, "+t:e:u:w:h", opts, NULL)) != -1) {
-		switch (c) {
-		case 't': a->task = optarg; break;
-		case 'r': a->ro.rm = true; break;
-		case 'e':
-			if (!strchr(optarg, '='))
-				return -1;
-			a->env = te_strv_push(a->env, xstrdup(optarg));
-			break;
-		case 'u': a->ro.user = optarg; break;
-		case 'w': a->ro.workdir = optarg; break;
-		case 'h': run_help(); return 1;
-		default: return -1;
-		}
-	}
-	if (optind >= argc)
-		return -1;
-	a->ro.service = argv[optind++];
-	if (optind < argc && strcmp(argv[optind], "--") == 0)
-		optind++;
-	a->ro.cmd = optind < argc ? argv + optind : NULL;
-	a->ro.env = a->env;
-	return 0;
-}
+const char cmd_run_about[] = "Run a one-off container of SERVICE (docker compose run): the service's image,\n"
+			     "environment, volumes and networks, no published ports, label\n"
+			     "com.docker.compose.oneoff=True, named <task>-<service>-run-<hex> and recorded\n"
+			     "in the ledger before it is created (so `down` removes it). Its output is\n"
+			     "streamed and its exit status is ours. The task must be up.\n";
 
 static volatile sig_atomic_t interrupted;
 
@@ -100,12 +62,17 @@ int cmd_run(struct te_ctx *ctx, int argc, char **argv)
 	struct te_err err = {0};
 	te_autofree char *task = NULL;
 	te_autofree char *name = NULL;
-	int p = parse(&a, argc, argv), code = -1, rc = -1;
+	int code = -1, rc = -1, i = cmd_parse(ctx, argc, argv, &a, &code);
 
-	if (p != 0) {
+	if (i < 0) {
 		te_strv_free(a.env);
-		return p > 0 ? EXIT_OK : cmd_usage("run", "expected SERVICE [CMD...]");
+		return code;
 	}
+	a.ro.service = argv[i++];
+	if (i < argc && strcmp(argv[i], "--") == 0)
+		i++;
+	a.ro.cmd = i < argc ? argv + i : NULL;
+	a.ro.env = a.env;
 	a.ro.output = out_line;
 	a.ro.cancel = &interrupted;
 	signal(SIGPIPE, SIG_IGN);

@@ -1,6 +1,5 @@
 /* Helpers of the verbs that act on one existing task. */
 #include "cmd/cmd.h"
-#include "services/model/task.h"
 #include "state/ledger.h"
 #include "common/mem.h"
 
@@ -8,13 +7,11 @@
 #include "common/cleanup.h"
 
 #include <stdio.h>
-#include <unistd.h>
 
 struct engine *cmd_task_engine_or_missing(struct te_ctx *ctx, const char *flag, char **task_out,
 					  bool *missing, struct te_err *err)
 {
-	te_autofree char *cwd = getcwd(NULL, 0);
-	te_autofree char *task = svc_task_resolve(flag, cwd ? cwd : ".", err);
+	te_autofree char *task = cmd_task_name(ctx, flag, err);
 	struct state_task t;
 	struct engine *e;
 

@@ -7,17 +7,23 @@
 #define TE_WITH_CJSON
 #include "common/cleanup.h"
 
-#include <getopt.h>
 #include <stdio.h>
 
-static void top_help(void)
-{
-	printf("usage: taskenv top [-t TASK] [SERVICE...] [--json]\n\n"
-	       "Show the processes running in the task's containers (GET /containers/{id}/top).\n\n"
-	       "  -t, --task TASK  task name (default: $TASKENV_TASK, else the git branch)\n"
-	       "      --json       {\"schema_version\":1,\"task\",\"containers\":[{\"name\",\"service\",\n"
-	       "                   \"titles\":[...],\"processes\":[[...],...]}]}\n");
-}
+struct top_opts {
+	const char *task;
+	bool json;
+};
+
+const struct cmd_option cmd_top_options[] = {
+    CMD_OPT_TASK(struct top_opts, task),
+    CMD_OPT_FLAG(0, "json", struct top_opts, json,
+		 "{\"schema_version\":1,\"task\",\"containers\":[{\"name\",\"service\",\n"
+		 "\"titles\":[...],\"processes\":[[...],...]}]}"),
+    CMD_OPT_END,
+};
+
+const char cmd_top_about[] =
+    "Show the processes running in the task's containers (GET /containers/{id}/top).\n";
 
 static void print_table(const char *name, const cJSON *top)
 {
@@ -80,26 +86,13 @@ static int top(struct te_ctx *ctx, const char *flag, char **services, bool json,
 
 int cmd_top(struct te_ctx *ctx, int argc, char **argv)
 {
-	static const struct option opts[] = {{"task", required_argument, NULL, 't'},
-					     {"json", no_argument, NULL, 'j'},
-					     {"help", no_argument, NULL, 'h'},
-					     {NULL, 0, NULL, 0}};
+	struct top_opts o = {0};
 	struct te_err err = {0};
-	const char *flag = NULL;
-	bool json = false;
-	int c;
+	int code, i = cmd_parse(ctx, argc, argv, &o, &code);
 
-	while ((c = getopt_long(argc, argv, "t:h", opts, NULL)) != -1) {
-		if (c == 't')
-			flag = optarg;
-		else if (c == 'j')
-			json = true;
-		else if (c == 'h')
-			return top_help(), EXIT_OK;
-		else
-			return cmd_usage("top", "bad arguments");
-	}
-	if (top(ctx, flag, optind < argc ? argv + optind : NULL, json, &err) < 0)
+	if (i < 0)
+		return code;
+	if (top(ctx, o.task, i < argc ? argv + i : NULL, o.json, &err) < 0)
 		return cmd_fail("top", &err);
 	return EXIT_OK;
 }

@@ -6,13 +6,11 @@
 #include "services/model/load.h"
 #include "services/model/policy.h"
 #include "services/model/task.h"
+#include "services/settings.h"
 #include "services/contract/worktree.h"
 #include "state/ledger.h"
-#include "common/duration.h"
 #include "common/mem.h"
 
-#include <errno.h>
-#include <getopt.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,98 +27,46 @@ struct up_opts {
 	bool build;
 };
 
-static void up_help(void)
-{
-	printf("usage: taskenv up [-f FILE]... [-t TASK] [--profile NAME]... [--allow NAME]... [--wait]\n"
-	       "                  [--lease DURATION] [--owner-pid PID] [--retain-on-failure DURATION]\n"
-	       "                  [--build]\n\n"
-	       "Check the Compose file against the policy (as 'taskenv check' does) and refuse\n"
-	       "before creating anything when it finds something; then create the task's\n"
-	       "network(s), volumes and containers (in depends_on order, waiting for\n"
-	       "service_healthy / service_completed_successfully conditions) and start them.\n"
-	       "Every name is scoped to the task; every published port is bound to 127.0.0.1\n"
-	       "on a host port taken from the ledger (TASKENV_PORT_RANGE, default\n"
-	       "20000-29999), the port in the file being only a hint. Running it again reuses\n"
-	       "what exists.\n\n"
-	       "  -f, --file FILE     Compose file (repeatable: later files merge into earlier\n"
-	       "                      ones; default: compose.yaml, compose.yml,\n"
-	       "                      docker-compose.yaml, docker-compose.yml in the current directory)\n"
-	       "  -t, --task TASK     task name (default: $TASKENV_TASK, else the git branch name\n"
-	       "                      after its last '/'); must match " SVC_TASK_NAME_RULE "\n"
-	       "  --profile NAME      enable services of this profile (repeatable; else\n"
-	       "                      $COMPOSE_PROFILES)\n"
-	       "  --allow NAME        grant a policy exception (repeatable, comma-separated;\n"
-	       "                      see 'taskenv check --help'); recorded in the ledger\n"
-	       "  --wait              return only when every service with a healthcheck is healthy\n"
-	       "  --lease DURATION    'taskenv gc' may remove the task DURATION from now (30s, 5m,\n"
-	       "                      2h, 1d) once its owner no longer runs\n"
-	       "  --owner-pid PID     the process that owns the task (default: this taskenv);\n"
-	       "                      while it runs, gc never removes the task\n"
-	       "  --retain-on-failure DURATION  when up fails, stop the containers but keep\n"
-	       "                      everything for inspection; gc removes it after DURATION\n"
-	       "  --build             build every service with build: first (else a service's\n"
-	       "                      image is built only when missing, or with pull_policy: build;\n"
-	       "                      built images are \"<task>-<service>\" unless image: names them)\n\n"
-	       "Limits applied when the file is silent: TASKENV_DEFAULT_MEMORY (2g),\n"
-	       "TASKENV_DEFAULT_CPUS (2), TASKENV_DEFAULT_PIDS (1024), no-new-privileges:true\n"
-	       "(TASKENV_NO_NEW_PRIVILEGES=0 turns it off); 0 turns a limit off. Waits are\n"
-	       "bounded by TASKENV_WAIT_TIMEOUT seconds (120).\n");
-}
+const struct cmd_option cmd_up_options[] = {
+    CMD_OPT_COMPOSE_FILE(struct up_opts),
+    CMD_OPT_STRING('t', "task", "TASK", struct up_opts, task,
+		   "task name (default: $TASKENV_TASK, else the git branch name\n"
+		   "after its last '/'); must match " SVC_TASK_NAME_RULE),
+    CMD_OPT_COMPOSE_PROFILE(struct up_opts),
+    CMD_OPT_CSV(0, "allow", "NAME", struct up_opts, compose.allow,
+		"grant a policy exception (repeatable, comma-separated;\n"
+		"see 'taskenv check --help'); recorded in the ledger"),
+    CMD_OPT_FLAG(0, "wait", struct up_opts, wait,
+		 "return only when every service with a healthcheck is healthy"),
+    CMD_OPT_DURATION(0, "lease", struct up_opts, lease,
+		     "'taskenv gc' may remove the task DURATION from now (30s, 5m,\n"
+		     "2h, 1d) once its owner no longer runs"),
+    CMD_OPT_PID(0, "owner-pid", struct up_opts, owner_pid,
+		"the process that owns the task (default: this taskenv);\n"
+		"while it runs, gc never removes the task"),
+    CMD_OPT_DURATION(0, "retain-on-failure", struct up_opts, retain,
+		     "when up fails, stop the containers but keep everything\n"
+		     "for inspection; gc removes it after DURATION"),
+    CMD_OPT_FLAG(0, "build", struct up_opts, build,
+		 "build every service with build: first (else a service's\n"
+		 "image is built only when missing, or with pull_policy: build;\n"
+		 "built images are \"<task>-<service>\" unless image: names them)"),
+    CMD_OPT_END,
+};
 
-static int parse_pid(const char *s, long long *out)
-{
-	char *end;
-
-	errno = 0;
-	*out = strtoll(s, &end, 10);
-	return errno || *end || *out <= 0 ? -1 : 0;
-}
-
-/* 0 ok, 1 --help shown, -1 bad arguments (message printed when it helps). */
-static int parse(struct up_opts *o, int argc, char **argv)
-{
-	struct te_err err = {0};
-	static const struct option opts[] = {
-	    {"file", required_argument, NULL, 'f'},
-	    {"task", required_argument, NULL, 't'},
-	    {"profile", required_argument, NULL, 'P'},
-	    {"allow", required_argument, NULL, 'A'},
-	    {"wait", no_argument, NULL, 'w'},
-	    {"lease", required_argument, NULL, 'L'},
-	    {"owner-pid", required_argument, NULL, 'O'},
-	    {"retain-on-failure", required_argument, NULL, 'R'},
-	    {"build", no_argument, NULL, 'B'},
-	    {"help", no_argument, NULL, 'h'},
-	    {NULL, 0, NULL, 0},
-	};
-	int c;
-
-	while ((c = getopt_long(argc, argv, "f:t:h", opts, NULL)) != -1) {
-		if (cmd_compose_opt(&o->compose, c, optarg))
-			continue;
-		switch (c) {
-		case 't': o->task = optarg; break;
-		case 'w': o->wait = true; break;
-		case 'L':
-		case 'R':
-			if (te_duration_parse(optarg, c == 'L' ? &o->lease : &o->retain, &err) < 0) {
-				fprintf(stderr, "taskenv up: %s\n", err.msg);
-				return -1;
-			}
-			break;
-		case 'O':
-			if (parse_pid(optarg, &o->owner_pid) < 0)
-				return -1;
-			break;
-		case 'B': o->build = true; break;
-		case 'h': up_help(); return 1;
-		default: return -1;
-		}
-	}
-	if (optind < argc)
-		return -1;
-	return 0;
-}
+const char cmd_up_about[] =
+    "Check the Compose file against the policy (as 'taskenv check' does) and refuse\n"
+    "before creating anything when it finds something; then create the task's\n"
+    "network(s), volumes and containers (in depends_on order, waiting for\n"
+    "service_healthy / service_completed_successfully conditions) and start them.\n"
+    "Every name is scoped to the task; every published port is bound to 127.0.0.1\n"
+    "on a host port taken from the ledger (the port_range setting, default\n"
+    "20000-29999), the port in the file being only a hint. Running it again reuses\n"
+    "what exists.\n\n"
+    "Limits applied when the file is silent: the limits.memory (2g), limits.cpus (2)\n"
+    "and limits.pids (1024) settings, and no-new-privileges:true (no_new_privileges:\n"
+    "false turns it off); 0 turns a limit off. Waits are bounded by the wait_timeout\n"
+    "setting (120 seconds). 'taskenv settings' shows each with its variable.\n";
 
 static void print_ports(struct te_ctx *ctx, const char *task)
 {
@@ -168,11 +114,12 @@ static void print_findings(const struct svc_project *p, char *const *allow)
 	svc_findings_free(f, n);
 }
 
-static int prepare(struct up_opts *o, struct svc_project *project, struct svc_up_opts *uo, struct te_err *err)
+static int prepare(struct te_ctx *ctx, struct up_opts *o, struct svc_project *project, struct svc_up_opts *uo,
+		   struct te_err *err)
 {
 	struct svc_policy_defaults d;
 
-	if (svc_policy_defaults_init(&d, err) < 0)
+	if (cmd_policy_defaults(ctx, &d, err) < 0)
 		return -1;
 	svc_policy_apply_defaults(project, &d);
 	uo->progress = cmd_progress;
@@ -189,15 +136,17 @@ static int prepare(struct up_opts *o, struct svc_project *project, struct svc_up
  * task (whatever the branch prefix); elsewhere -t, TASKENV_TASK, the branch. */
 static char *resolve_task(struct te_ctx *ctx, const char *flag, const char *cwd, struct te_err *err)
 {
-	const char *env = getenv("TASKENV_TASK");
+	const struct svc_settings *s = cmd_get_settings(ctx, err);
 	struct state_worktree w;
 	char real[PATH_MAX];
 	char *task;
 
-	if (flag || (env && *env) || !cwd || !realpath(cwd, real) ||
+	if (!s)
+		return NULL;
+	if (flag || *svc_settings_at(s, SVC_SET_TASK)->text || !cwd || !realpath(cwd, real) ||
 	    state_worktree_find_path(ctx->ledger, real, &w, err) < 0) {
 		te_err_clear(err);
-		return svc_task_resolve(flag, cwd ? cwd : ".", err);
+		return cmd_task_name(ctx, flag, err);
 	}
 	task = TE_STEAL(w.task);
 	state_worktree_release(&w);
@@ -213,13 +162,15 @@ static int run(struct te_ctx *ctx, struct up_opts *o, struct te_err *err)
 	struct state_task t = {0};
 	int rc = -1;
 
-	if (!task || svc_up_opts_init(&uo, err) < 0)
+	if (!task || svc_up_opts_init(&uo, cmd_get_settings(ctx, err), err) < 0)
 		return -1;
-	project = cmd_compose_load(&o->compose, "up", err);
-	if (!project)
+	project = cmd_compose_load(&o->compose, "up", task, err);
+	if (!project || cmd_compose_allow(ctx, &o->compose, project, err) < 0) {
+		svc_project_free(project);
 		return -1;
+	}
 	print_warnings(project);
-	if (prepare(o, project, &uo, err) == 0 && cmd_engine(ctx, recorded_engine(ctx, task, &t), err)) {
+	if (prepare(ctx, o, project, &uo, err) == 0 && cmd_engine(ctx, recorded_engine(ctx, task, &t), err)) {
 		fprintf(stderr, "taskenv up: task '%s' from %s\n", task, project->files[0]);
 		rc = svc_up(ctx->engine, ctx->ledger, project, task, &uo, err);
 		if (rc < 0 && err->code == TE_E_POLICY)
@@ -243,13 +194,10 @@ int cmd_up(struct te_ctx *ctx, int argc, char **argv)
 {
 	struct up_opts o = {0};
 	struct te_err err = {0};
-	int p = parse(&o, argc, argv), rc;
+	int code, i = cmd_parse(ctx, argc, argv, &o, &code);
 
-	if (p != 0) {
-		cmd_compose_release(&o.compose);
-		return p > 0 ? EXIT_OK : cmd_usage("up", "bad arguments");
-	}
-	rc = run(ctx, &o, &err) < 0 ? cmd_fail("up", &err) : EXIT_OK;
+	if (i >= 0)
+		code = run(ctx, &o, &err) < 0 ? cmd_fail("up", &err) : EXIT_OK;
 	cmd_compose_release(&o.compose);
-	return rc;
+	return code;
 }

@@ -6,19 +6,23 @@
 #define TE_WITH_CJSON
 #include "common/cleanup.h"
 
-#include <getopt.h>
 #include <stdio.h>
 
-static void version_help(void)
-{
-	printf(
-	    "usage: taskenv version [--json]\n\n"
-	    "Print taskenv's version and, when an engine answers, its flavor (docker or\n"
-	    "podman), version, socket and the Engine API version in use (at most " ENGINE_API_MAX ").\n"
-	    "Exit 3 when no engine answers (taskenv's own version is still printed).\n\n"
-	    "      --json   {\"schema_version\":1,\"taskenv\":{\"version\"},\"engine\":{\"flavor\",\n"
-	    "               \"version\",\"api_version\",\"socket\"} or null, \"engine_error\" when null}\n");
-}
+struct version_opts {
+	bool json;
+};
+
+const struct cmd_option cmd_version_options[] = {
+    CMD_OPT_FLAG(0, "json", struct version_opts, json,
+		 "{\"schema_version\":1,\"taskenv\":{\"version\"},\"engine\":{\"flavor\",\n"
+		 "\"version\",\"api_version\",\"socket\"} or null, \"engine_error\" when null}"),
+    CMD_OPT_END,
+};
+
+const char cmd_version_about[] =
+    "Print taskenv's version and, when an engine answers, its flavor (docker or\n"
+    "podman), version, socket and the Engine API version in use (at most " ENGINE_API_MAX ").\n"
+    "Exit 3 when no engine answers (taskenv's own version is still printed).\n";
 
 static cJSON *doc_of(struct engine *e, const struct te_err *err)
 {
@@ -43,25 +47,17 @@ static cJSON *doc_of(struct engine *e, const struct te_err *err)
 
 int cmd_version(struct te_ctx *ctx, int argc, char **argv)
 {
-	static const struct option opts[] = {
-	    {"json", no_argument, NULL, 'j'}, {"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0}};
+	struct version_opts o = {0};
 	struct te_err err = {0};
 	struct engine *e;
-	bool json = false;
 	te_autojson cJSON *d = NULL;
-	int c;
+	int code, i = cmd_parse(ctx, argc, argv, &o, &code);
 
-	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-		if (c == 'j')
-			json = true;
-		else if (c == 'h')
-			return version_help(), EXIT_OK;
-		else
-			return cmd_usage("version", "bad arguments");
-	}
+	if (i < 0)
+		return code;
 	e = cmd_engine(ctx, NULL, &err);
 	d = doc_of(e, &err);
-	if (json) {
+	if (o.json) {
 		cmd_print_json(d);
 	} else {
 		printf("taskenv %s\n", TASKENV_VERSION);
@@ -70,7 +66,7 @@ int cmd_version(struct te_ctx *ctx, int argc, char **argv)
 			       engine_socket(e), engine_api_version(e));
 	}
 	if (!e)
-		return json ? (err.code == TE_E_UNREACHABLE ? EXIT_UNREACHABLE : EXIT_FAIL)
-			    : cmd_fail("version", &err);
+		return o.json ? (err.code == TE_E_UNREACHABLE ? EXIT_UNREACHABLE : EXIT_FAIL)
+			      : cmd_fail("version", &err);
 	return EXIT_OK;
 }

@@ -3,56 +3,65 @@
 #include "cmd/cmd.h"
 #include "services/model/task.h"
 #include "services/contract/worktree.h"
+#include "services/settings.h"
 #include "state/ledger.h"
 #include "common/mem.h"
 
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-static void wt_help(void)
-{
-	printf("usage: taskenv worktree add TASK [--base REV] [--path DIR]\n"
-	       "       taskenv worktree remove TASK [--force] [--delete-branch]\n\n"
-	       "add: 'git worktree add -b <prefix>/TASK DIR REV' for the repository of the current\n"
-	       "directory (prefix: $TASKENV_WORKTREE_PREFIX, default '" SVC_WORKTREE_PREFIX_DEFAULT "';\n"
-	       "REV default HEAD; DIR default '<repository top>-TASK'), recorded in the ledger with\n"
-	       "the base commit and the initial 'git status --porcelain'. 'taskenv up' inside the\n"
-	       "worktree takes TASK from the branch name.\n\n"
-	       "remove: prints what 'git status --short --untracked-files=all' and 'git status\n"
-	       "--short --ignored' list (ignored files are deleted too), then 'git worktree remove'.\n"
-	       "Refused while the task's containers run or tracked files have uncommitted changes,\n"
-	       "unless --force. The branch is kept unless --delete-branch.\n");
-}
+struct wt_add_opts {
+	const char *base, *path;
+};
 
-static int wt_add(struct te_ctx *ctx, int argc, char **argv)
+const struct cmd_option cmd_worktree_add_options[] = {
+    CMD_OPT_STRING(0, "base", "REV", struct wt_add_opts, base,
+		   "the commit the branch starts at (default HEAD)"),
+    CMD_OPT_STRING(0, "path", "DIR", struct wt_add_opts, path,
+		   "where the worktree goes (default '<repository top>-TASK')"),
+    CMD_OPT_END,
+};
+
+const struct cmd_option cmd_worktree_remove_options[] = {
+    CMD_OPT_FLAG('f', "force", struct svc_worktree_remove_opts, force,
+		 "remove even while containers run or tracked files have changes"),
+    CMD_OPT_FLAG(0, "delete-branch", struct svc_worktree_remove_opts, delete_branch,
+		 "also delete the branch (kept otherwise)"),
+    CMD_OPT_END,
+};
+
+const char cmd_worktree_about[] = "The task's source boundary: a git worktree on its own branch, made and\n"
+				  "removed with the git program and recorded in the ledger.\n";
+
+const char cmd_worktree_add_about[] =
+    "'git worktree add -b <prefix>/TASK DIR REV' for the repository of the current\n"
+    "directory (prefix: the worktree_prefix setting, TASKENV_WORKTREE_PREFIX, default\n"
+    "'task'), recorded in the ledger with the base commit and the initial 'git status\n"
+    "--porcelain'. 'taskenv up' inside the worktree takes TASK from the ledger.\n";
+
+const char cmd_worktree_remove_about[] =
+    "Print what 'git status --short --untracked-files=all' and 'git status --short\n"
+    "--ignored' list (ignored files are deleted too), then 'git worktree remove'.\n"
+    "Refused while the task's containers run or tracked files have uncommitted\n"
+    "changes, unless --force. The branch is kept unless --delete-branch.\n";
+
+int cmd_worktree_add(struct te_ctx *ctx, int argc, char **argv)
 {
-	static const struct option opts[] = {{"base", required_argument, NULL, 'b'},
-					     {"path", required_argument, NULL, 'p'},
-					     {"help", no_argument, NULL, 'h'},
-					     {NULL, 0, NULL, 0}};
-	const char *base = NULL, *path = NULL;
+	struct wt_add_opts o = {0};
 	te_autofree char *cwd = getcwd(NULL, 0);
 	struct state_worktree w = {0};
 	struct te_err err = {0};
-	int c;
+	const struct svc_settings *s;
+	int code, i = cmd_parse(ctx, argc, argv, &o, &code);
 
-	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-		if (c == 'b')
-			base = optarg;
-		else if (c == 'p')
-			path = optarg;
-		else if (c == 'h')
-			return wt_help(), EXIT_OK;
-		else
-			return cmd_usage("worktree", "bad arguments");
-	}
-	if (optind + 1 != argc)
-		return cmd_usage("worktree", "add takes one TASK");
-	if (svc_task_name_check(argv[optind], &err) < 0 ||
-	    svc_worktree_add(ctx->ledger, cwd ? cwd : ".", argv[optind], base, path, &w, &err) < 0)
+	if (i < 0)
+		return code;
+	s = cmd_get_settings(ctx, &err);
+	if (!s || svc_task_name_check(argv[i], &err) < 0 ||
+	    svc_worktree_add(ctx->ledger, cwd ? cwd : ".", argv[i],
+			     svc_settings_at(s, SVC_SET_WORKTREE_PREFIX)->text, o.base, o.path, &w, &err) < 0)
 		return cmd_fail("worktree add", &err);
 	printf("worktree %s\nbranch %s\nbase %s\n", w.path, w.branch, w.base);
 	state_worktree_release(&w);
@@ -76,31 +85,17 @@ static int running_count(struct te_ctx *ctx, const char *task, int *running, str
 	return svc_worktree_running(e, ctx->ledger, task, running, err);
 }
 
-static int wt_remove(struct te_ctx *ctx, int argc, char **argv)
+int cmd_worktree_remove(struct te_ctx *ctx, int argc, char **argv)
 {
-	static const struct option opts[] = {{"force", no_argument, NULL, 'f'},
-					     {"delete-branch", no_argument, NULL, 'D'},
-					     {"help", no_argument, NULL, 'h'},
-					     {NULL, 0, NULL, 0}};
 	struct svc_worktree_remove_opts o = {0};
 	struct state_worktree w = {0};
 	struct te_err err = {0};
 	te_autofree char *inv = NULL;
-	int c, running = 0, rc;
+	int running = 0, rc, i = cmd_parse(ctx, argc, argv, &o, &rc);
 
-	while ((c = getopt_long(argc, argv, "fh", opts, NULL)) != -1) {
-		if (c == 'f')
-			o.force = true;
-		else if (c == 'D')
-			o.delete_branch = true;
-		else if (c == 'h')
-			return wt_help(), EXIT_OK;
-		else
-			return cmd_usage("worktree", "bad arguments");
-	}
-	if (optind + 1 != argc)
-		return cmd_usage("worktree", "remove takes one TASK");
-	if (state_worktree_get(ctx->ledger, argv[optind], &w, &err) < 0)
+	if (i < 0)
+		return rc;
+	if (state_worktree_get(ctx->ledger, argv[i], &w, &err) < 0)
 		return cmd_fail("worktree remove", &err);
 	inv = svc_worktree_inventory(&w, &err);
 	if (inv)
@@ -112,17 +107,4 @@ static int wt_remove(struct te_ctx *ctx, int argc, char **argv)
 		       o.delete_branch ? "deleted" : "kept");
 	state_worktree_release(&w);
 	return rc ? EXIT_OK : cmd_fail("worktree remove", &err);
-}
-
-int cmd_worktree(struct te_ctx *ctx, int argc, char **argv)
-{
-	if (argc < 2 || strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0) {
-		wt_help();
-		return argc < 2 ? EXIT_USAGE : EXIT_OK;
-	}
-	if (strcmp(argv[1], "add") == 0)
-		return wt_add(ctx, argc - 1, argv + 1);
-	if (strcmp(argv[1], "remove") == 0)
-		return wt_remove(ctx, argc - 1, argv + 1);
-	return cmd_usage("worktree", "unknown subcommand '%s' (add, remove)", argv[1]);
 }

@@ -45,8 +45,28 @@ void te_err_clear(struct te_err *err)
 	err->msg[0] = '\0';
 }
 
+static te_last_words_fn last_words;
+
+void te_set_last_words(te_last_words_fn fn)
+{
+	last_words = fn;
+}
+
+void te_last_words(const char *fmt, ...)
+{
+	char line[1024];
+	va_list ap;
+
+	if (!last_words)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	last_words(line);
+}
+
 void te_bug(const char *file, int line, const char *msg)
 {
-	fprintf(stderr, "taskenv: BUG at %s:%d: %s\n", file, line, msg);
+	te_last_words("taskenv: BUG at %s:%d: %s", file, line, msg);
 	abort();
 }

@@ -43,6 +43,16 @@ int te_err_prefix(struct te_err *err, const char *fmt, ...) __attribute__((forma
 /* Reset to TE_OK with an empty message. */
 void te_err_clear(struct te_err *err);
 
+/* The last words of a process about to end itself (TE_BUG, out of memory,
+ * a fault-injection kill): one line, without its newline, handed to FN just
+ * before. Nothing below cmd/ prints: cmd/ installs the printer (stderr);
+ * without one (NULL, the default) the line is dropped. FN must not allocate:
+ * memory may be what ran out. */
+typedef void (*te_last_words_fn)(const char *line);
+void te_set_last_words(te_last_words_fn fn);
+/* Format into a fixed buffer (no allocation) and hand it to the printer. */
+void te_last_words(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
 /* Broken invariant: abort with file:line. Never for user errors. */
 #define TE_BUG(msg) te_bug(__FILE__, __LINE__, (msg))
 void te_bug(const char *file, int line, const char *msg) __attribute__((noreturn));

@@ -1,4 +1,5 @@
 #include "common/fault.h"
+#include "common/err.h"
 
 #include <signal.h>
 #include <stdio.h>
@@ -8,6 +9,8 @@
 
 void te_fault_point(const char *when, const char *kind, const char *name)
 {
+	/* A test hook read at each crash point, not a setting: it must work in
+	 * any process (and costs one getenv when unset). */
 	const char *want = getenv("TASKENV_FAULT");
 	char step[512];
 	size_t n;
@@ -17,7 +20,7 @@ void te_fault_point(const char *when, const char *kind, const char *name)
 	snprintf(step, sizeof(step), "%s:%s:%s", when, kind, name);
 	n = strlen(want);
 	if (want[n - 1] == '*' ? strncmp(step, want, n - 1) == 0 : strcmp(step, want) == 0) {
-		fprintf(stderr, "taskenv: fault injection: killed at %s\n", step);
+		te_last_words("taskenv: fault injection: killed at %s", step);
 		kill(getpid(), SIGKILL);
 	}
 }

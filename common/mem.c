@@ -1,4 +1,5 @@
 #include "common/mem.h"
+#include "common/err.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -6,7 +7,7 @@
 
 static void oom(size_t n)
 {
-	fprintf(stderr, "taskenv: out of memory allocating %zu bytes\n", n);
+	te_last_words("taskenv: out of memory allocating %zu bytes", n);
 	abort();
 }
 

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 
 #define CONNECT_TIMEOUT_S 5L
 #define STALL_TIME_S 600L
@@ -212,6 +213,7 @@ int engine_build(struct engine *e, const char *query, FILE *tar, engine_build_li
 	struct bstream bs = {.line = TE_BUF_INIT(LINE_MAX_BYTES), .body = TE_BUF_INIT(ERROR_BODY_MAX)};
 	char errbuf[CURL_ERROR_SIZE] = "";
 	struct stat st;
+	struct timespec t0, t1;
 	long status = 0;
 	CURLcode rc;
 	int ret = 0;
@@ -226,8 +228,13 @@ int engine_build(struct engine *e, const char *query, FILE *tar, engine_build_li
 	headers = curl_slist_append(headers, "Expect:");
 	headers = curl_slist_append(headers, "Content-Type: application/x-tar");
 	setup(c, e, url, tar, (curl_off_t)st.st_size, headers, &bs, errbuf);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
 	rc = curl_easy_perform(c);
 	curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	engine_trace(e, "POST", url + strlen("http://localhost"), status,
+		     status ? NULL : curl_easy_strerror(rc),
+		     (long)(t1.tv_sec - t0.tv_sec) * 1000L + (t1.tv_nsec - t0.tv_nsec) / 1000000L);
 	if (rc == CURLE_OK && status < 400)
 		scan_lines(&bs, true);
 	if (bs.overflow)

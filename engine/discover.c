@@ -39,7 +39,7 @@ static bool is_socket(const char *path)
  * Fills CAND with owned strings; returns how many. */
 static size_t default_candidates(char *cand[3])
 {
-	const char *xdg = getenv("XDG_RUNTIME_DIR");
+	const char *xdg = getenv("XDG_RUNTIME_DIR"); /* Podman's rootless socket lives here */
 	size_t n = 0;
 
 	cand[n++] = xstrdup("/var/run/docker.sock");
@@ -77,6 +77,8 @@ static int probe_defaults(char **path_out, struct te_err *err)
 
 int engine_resolve_socket(const char *host, char **path_out, struct te_err *err)
 {
+	/* The docker and podman clients' variables, honoured as they honour
+	 * them; taskenv's own engine setting is passed in as HOST by cmd/. */
 	static const char *const vars[] = {"DOCKER_HOST", "CONTAINER_HOST"};
 
 	*path_out = NULL;

@@ -30,7 +30,8 @@ struct engine {
 	char *flavor;
 	char *version;
 	size_t response_max;
-	bool verbose;
+	engine_trace_fn trace;
+	void *trace_ctx;
 	char curl_err[CURL_ERROR_SIZE];
 };
 
@@ -163,14 +164,8 @@ static int do_request(struct engine *e, const struct request *rq, struct xfer *x
 	rc = curl_easy_perform(e->curl);
 	*status = 0;
 	curl_easy_getinfo(e->curl, CURLINFO_RESPONSE_CODE, status);
-	/* The one print in the library: a diagnostic trace the user asked for
-	 * with -v, written as the calls happen so a hung call shows up. */
-	if (e->verbose && rc == CURLE_OK)
-		fprintf(stderr, "engine: %s %s → %ld (%ld ms)\n", rq->method, rq->path, *status,
-			elapsed_ms(&t0));
-	else if (e->verbose)
-		fprintf(stderr, "engine: %s %s → %s (%ld ms)\n", rq->method, rq->path, curl_easy_strerror(rc),
-			elapsed_ms(&t0));
+	engine_trace(e, rq->method, rq->path, rc == CURLE_OK ? *status : 0,
+		     rc == CURLE_OK ? NULL : curl_easy_strerror(rc), elapsed_ms(&t0));
 	if (rc != CURLE_OK)
 		return transport_error(e, rq, x, rc, err);
 	return 0;
@@ -535,14 +530,17 @@ const char *engine_version(struct engine *e)
 	return e->version;
 }
 
-void engine_set_verbose(struct engine *e, bool on)
+void engine_set_trace(struct engine *e, engine_trace_fn fn, void *ctx)
 {
-	e->verbose = on;
+	e->trace = fn;
+	e->trace_ctx = ctx;
 }
 
-bool engine_verbose(const struct engine *e)
+void engine_trace(const struct engine *e, const char *method, const char *path, long status,
+		  const char *error, long ms)
 {
-	return e->verbose;
+	if (e->trace)
+		e->trace(e->trace_ctx, method, path, status, error, ms);
 }
 
 void engine_set_response_cap(struct engine *e, size_t bytes)

@@ -60,9 +60,19 @@ const char *engine_flavor(const struct engine *e);
  * engine does not say. */
 const char *engine_version(struct engine *e);
 
-/* Log each call (method, path, status, milliseconds) to stderr when on (-v). */
-void engine_set_verbose(struct engine *e, bool on);
-bool engine_verbose(const struct engine *e);
+/* The -v trace, as a callback (nothing below cmd/ prints): one call per
+ * Engine API request as it ends, so a hung request is the one missing.
+ * METHOD and PATH as sent (PATH with its /vX prefix and query; borrowed for
+ * the call), STATUS the HTTP status or 0 when no answer came (ERROR then
+ * says why, else NULL), MS the milliseconds it took. */
+typedef void (*engine_trace_fn)(void *ctx, const char *method, const char *path, long status,
+				const char *error, long ms);
+/* Install FN (NULL: none) for every later request on E. */
+void engine_set_trace(struct engine *e, engine_trace_fn fn, void *ctx);
+/* Report one request to E's trace, if any: for the engine/ files that make
+ * their own requests (streams, the hijacked exec attach). */
+void engine_trace(const struct engine *e, const char *method, const char *path, long status,
+		  const char *error, long ms);
 
 /* Cap each later response body at BYTES (0 restores ENGINE_RESPONSE_MAX);
  * a bigger response fails with TE_E_FAIL. For tests of the cap. */

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 
 /* The engine's answer headers are a few hundred bytes. */
@@ -24,6 +25,7 @@ struct hijack {
 	curl_socket_t fd;
 	struct engine_demux dx;
 	const char *what;
+	long status; /* of the upgrade answer, for the trace */
 };
 
 static int wait_fd(curl_socket_t fd, short events)
@@ -66,6 +68,14 @@ static long recv_some(struct hijack *h, char *p, size_t n)
 	return (long)got;
 }
 
+static long ms_since(const struct timespec *t0)
+{
+	struct timespec t1;
+
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	return (long)(t1.tv_sec - t0->tv_sec) * 1000L + (t1.tv_nsec - t0->tv_nsec) / 1000000L;
+}
+
 static int engine_error(struct hijack *h, long status, const char *body, struct te_err *err)
 {
 	const char *m = strstr(body, "\"message\":\"");
@@ -97,6 +107,7 @@ static int read_headers(struct hijack *h, struct te_err *err)
 	}
 	if (sscanf(b.data, "HTTP/%*s %ld", &status) != 1)
 		return te_err_set(err, TE_E_FAIL, "%s: malformed answer from the engine", h->what);
+	h->status = status;
 	if (status >= 400)
 		return engine_error(h, status, end + 4, err);
 	end += 4;
@@ -142,24 +153,26 @@ static int pump(struct hijack *h, int in_fd, bool tty, struct te_err *err)
 	}
 }
 
-static char *request_text(struct engine *e, const char *exec_id, bool tty)
+static char *request_text(const char *path, bool tty)
 {
-	te_autofree char *id = engine_escape(e, exec_id);
 	const char *body = tty ? "{\"Detach\":false,\"Tty\":true}" : "{\"Detach\":false,\"Tty\":false}";
 
-	return xasprintf("POST /v%s/exec/%s/start HTTP/1.1\r\nHost: localhost\r\n"
+	return xasprintf("POST %s HTTP/1.1\r\nHost: localhost\r\n"
 			 "Content-Type: application/json\r\nConnection: Upgrade\r\nUpgrade: tcp\r\n"
 			 "Content-Length: %zu\r\n\r\n%s",
-			 engine_api_version(e), id, strlen(body), body);
+			 path, strlen(body), body);
 }
 
 static int attach(struct engine *e, const char *exec_id, bool tty, int in_fd, const int size[2],
 		  engine_chunk_fn fn, void *ctx, struct te_err *err)
 {
 	te_autocurl CURL *c = curl_easy_init();
-	te_autofree char *rq = request_text(e, exec_id, tty);
+	te_autofree char *id = engine_escape(e, exec_id);
+	te_autofree char *path = xasprintf("/v%s/exec/%s/start", engine_api_version(e), id);
+	te_autofree char *rq = request_text(path, tty);
 	char what[128];
 	struct hijack h = {.curl = c, .what = what};
+	struct timespec t0;
 	CURLcode rc;
 	int r;
 
@@ -179,12 +192,9 @@ static int attach(struct engine *e, const char *exec_id, bool tty, int in_fd, co
 	if (rc != CURLE_OK)
 		return te_err_set(err, rc == CURLE_COULDNT_CONNECT ? TE_E_UNREACHABLE : TE_E_FAIL,
 				  "%s: engine at '%s': %s", what, engine_socket(e), curl_easy_strerror(rc));
-	if (engine_verbose(e))
-		fprintf(stderr, "engine: POST /v%s/exec/%s/start (attach, upgrade)\n", engine_api_version(e),
-			exec_id);
-	if (send_all(&h, rq, strlen(rq), err) < 0)
-		return -1;
-	r = read_headers(&h, err);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	r = send_all(&h, rq, strlen(rq), err) < 0 ? -1 : read_headers(&h, err);
+	engine_trace(e, "POST", path, h.status, h.status ? NULL : "no answer to the upgrade", ms_since(&t0));
 	if (r != 0)
 		return r < 0 ? -1 : 0;
 	if (size && size[0] > 0 && size[1] > 0) {

@@ -154,9 +154,8 @@ static int stream_result(struct engine *e, struct stream *s, const char *method,
 	const char *m;
 
 	curl_easy_getinfo(s->curl, CURLINFO_RESPONSE_CODE, &status);
-	if (engine_verbose(e)) /* the -v trace, as engine.c does for every call */
-		fprintf(stderr, "engine: %s %s → %ld (%ld ms)\n", method, s->url + strlen("http://localhost"),
-			status, since_ms(&s->t0));
+	engine_trace(e, method, s->url + strlen("http://localhost"), status,
+		     status ? NULL : curl_easy_strerror(rc), since_ms(&s->t0));
 	if (s->stopped)
 		return 0;
 	if (rc != CURLE_OK && rc != CURLE_PARTIAL_FILE)

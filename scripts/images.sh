@@ -8,7 +8,8 @@
 # No registry is reachable, so every image is made here from Debian packages:
 #   busybox   taskenv-test/busybox:1       busybox-static rootfs, CMD ["sh"]
 #   app       taskenv-example/app:1        the same plus httpd on :3000 with /www and /www/cgi-bin/db
-#   postgres  taskenv-example/postgres:15  mmdebstrap'd bookworm + postgresql-15 and an entrypoint,
+#   postgres  taskenv-example/postgres:15  mmdebstrap'd bookworm + postgresql-15 and an entrypoint
+#                                          (POSTGRES_PASSWORD, POSTGRES_DB as the official image),
 #                                          with curl and amqp-tools for checks from inside
 #   rabbitmq  taskenv-example/rabbitmq:3   bookworm + rabbitmq-server 3.10 with management; needs
 #                                          RABBITMQ_DEFAULT_USER/PASS; AMQP 5672, API 15672
@@ -87,6 +88,7 @@ build_app() {
 		#!/bin/sh
 		printf 'Content-Type: text/plain\r\n\r\n'
 		echo "task=$TASK"
+		if [ -n "${DATABASE_NAME:-}" ]; then echo "database_name=$DATABASE_NAME"; fi
 		if nc -w 2 "$DATABASE_HOST" "${DATABASE_PORT:-5432}" -e /bin/true >/dev/null 2>&1; then
 			echo database=reachable
 		else
@@ -151,6 +153,12 @@ postgres_entrypoint() {
 			# jit = off: the LLVM JIT provider is not in the image.
 			printf "listen_addresses = '*'\njit = off\n" >>"$PGDATA/postgresql.conf"
 			printf 'host all all all scram-sha-256\n' >>"$PGDATA/pg_hba.conf"
+			# POSTGRES_DB, as the official image: a database of that name, made once,
+			# in single-user mode (no server is listening yet).
+			if [ -n "${POSTGRES_DB:-}" ] && [ "$POSTGRES_DB" != postgres ]; then
+				db=$(printf '%s' "$POSTGRES_DB" | sed 's/"/""/g')
+				echo "CREATE DATABASE \"$db\"" | $as_postgres "$bin/postgres" --single -D "$PGDATA" postgres >/dev/null
+			fi
 			echo "docker-entrypoint.sh: initialised $PGDATA" >&2
 		fi
 		exec "$@"

@@ -212,14 +212,13 @@ static const char *home_dir(void)
 	return pw && pw->pw_dir && *pw->pw_dir ? pw->pw_dir : NULL;
 }
 
+/* TASKENV_STATE is a setting (services/settings.c): cmd/ passes it as the
+ * path. What is left here is the XDG base directory rule. */
 char *state_default_path(void)
 {
-	const char *s = getenv("TASKENV_STATE");
+	const char *s = getenv("XDG_STATE_HOME");
 	const char *home;
 
-	if (s && *s)
-		return xstrdup(s);
-	s = getenv("XDG_STATE_HOME");
 	if (s && *s == '/')
 		return xasprintf("%s/taskenv/state.db", s);
 	home = home_dir();
@@ -432,7 +431,7 @@ struct ledger *state_open(const char *path, struct te_err *err)
 	if (!path) {
 		def = state_default_path();
 		if (!def) {
-			te_err_set(err, TE_E_IO, "no ledger path: set $TASKENV_STATE or $HOME");
+			te_err_set(err, TE_E_IO, "no ledger path: set --state, $TASKENV_STATE or $HOME");
 			return NULL;
 		}
 		path = def;

@@ -21,8 +21,9 @@
 struct te_err;
 struct ledger;
 
-/* $TASKENV_STATE, else $XDG_STATE_HOME/taskenv/state.db, else
- * $HOME/.local/state/taskenv/state.db. Empty variables count as unset, and a
+/* $XDG_STATE_HOME/taskenv/state.db, else $HOME/.local/state/taskenv/state.db
+ * (TASKENV_STATE is the state setting, which cmd/ passes to state_open as
+ * its path). Empty variables count as unset, and a
  * relative $XDG_STATE_HOME is ignored (XDG spec). Owned; NULL only when no
  * home directory is known ($HOME unset and no passwd entry). */
 char *state_default_path(void);

@@ -26,6 +26,8 @@ char **svc_contract_absent_paths(const char *socket)
 {
 	static const char *const sockets[] = {"/var/run/docker.sock", "/run/docker.sock",
 					      "/run/podman/podman.sock"};
+	/* What the contract checks is not mounted: the user's home and the
+	 * runtime directory rootless engines use; neither is a setting. */
 	const char *home = getenv("HOME"), *xdg = getenv("XDG_RUNTIME_DIR");
 	char **v = NULL;
 

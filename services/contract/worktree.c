@@ -15,13 +15,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *prefix(void)
-{
-	const char *p = getenv("TASKENV_WORKTREE_PREFIX");
-
-	return p && *p ? p : SVC_WORKTREE_PREFIX_DEFAULT;
-}
-
 static char *default_path(const char *top, const char *task)
 {
 	return xasprintf("%s-%s", top, task);
@@ -56,7 +49,7 @@ static int git_add(const char *cwd, const struct state_worktree *w, struct te_er
 	return out ? 0 : -1;
 }
 
-static int make(const char *cwd, const char *task, const char *base, const char *path,
+static int make(const char *cwd, const char *task, const char *prefix, const char *base, const char *path,
 		struct state_worktree *w, struct te_err *err)
 {
 	const char *status[] = {"status", "--porcelain", NULL};
@@ -66,7 +59,7 @@ static int make(const char *cwd, const char *task, const char *base, const char 
 	w->task = xstrdup(task);
 	if (fill_repo(cwd, base, w, &top, err) < 0)
 		return -1;
-	w->branch = xasprintf("%s/%s", prefix(), task);
+	w->branch = xasprintf("%s/%s", prefix, task);
 	w->path = path ? xstrdup(path) : default_path(top, task);
 	if (git_add(cwd, w, err) < 0)
 		return -1;
@@ -78,8 +71,8 @@ static int make(const char *cwd, const char *task, const char *base, const char 
 	return w->initial_status ? 0 : -1;
 }
 
-int svc_worktree_add(struct ledger *l, const char *cwd, const char *task, const char *base, const char *path,
-		     struct state_worktree *out, struct te_err *err)
+int svc_worktree_add(struct ledger *l, const char *cwd, const char *task, const char *prefix,
+		     const char *base, const char *path, struct state_worktree *out, struct te_err *err)
 {
 	struct state_worktree w = {0}, old;
 	int rc = -1;
@@ -90,7 +83,7 @@ int svc_worktree_add(struct ledger *l, const char *cwd, const char *task, const 
 		return -1;
 	}
 	te_err_clear(err);
-	if (make(cwd, task, base, path, &w, err) == 0)
+	if (make(cwd, task, prefix, base, path, &w, err) == 0)
 		rc = state_worktree_add(l, &w, err);
 	if (rc == 0 && out)
 		*out = w;

@@ -10,19 +10,17 @@ struct engine;
 struct ledger;
 struct state_worktree;
 
-/* Branch prefix: $TASKENV_WORKTREE_PREFIX, else "task" (branch "task/TASK"). */
-#define SVC_WORKTREE_PREFIX_DEFAULT "task"
-
-/* `git worktree add -b <prefix>/TASK PATH BASE` for the repository that
- * holds CWD. BASE NULL means HEAD; PATH NULL means "<repo top>-TASK" beside
- * the repository's top directory. Records repository (absolute
+/* `git worktree add -b PREFIX/TASK PATH BASE` for the repository that
+ * holds CWD (PREFIX: the worktree_prefix setting). BASE NULL means HEAD;
+ * PATH NULL means "<repo top>-TASK" beside the repository's top
+ * directory. Records repository (absolute
  * `git rev-parse --git-common-dir`), base commit (full id), branch, absolute
  * path and the initial `git status --porcelain` in the ledger; *out (may be
  * NULL) gets that record (owned, state_worktree_release). TE_E_CONFLICT when
  * TASK already has a worktree; TE_E_FAIL with git's message when git
  * refuses (not a repository, bad BASE, branch or path exists). */
-int svc_worktree_add(struct ledger *l, const char *cwd, const char *task, const char *base, const char *path,
-		     struct state_worktree *out, struct te_err *err);
+int svc_worktree_add(struct ledger *l, const char *cwd, const char *task, const char *prefix,
+		     const char *base, const char *path, struct state_worktree *out, struct te_err *err);
 
 /* What `git worktree remove` would take with it: `git status --short
  * --untracked-files=all` then `git status --short --ignored` of TASK's

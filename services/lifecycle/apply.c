@@ -32,10 +32,6 @@
 #include <unistd.h>
 #include <time.h>
 
-#define PORT_LO_DEFAULT 20000
-#define PORT_HI_DEFAULT 29999
-#define WAIT_DEFAULT_S 120
-
 struct up {
 	struct engine *e;
 	struct ledger *l;
@@ -60,70 +56,17 @@ static void step(const struct up *u, const char *kind, const char *name, const c
 		u->opts->progress(u->opts->progress_ctx, kind, name, what);
 }
 
-static int parse_port(const char *s, const char **end, int *out)
+int svc_up_opts_init(struct svc_up_opts *opts, const struct svc_settings *st, struct te_err *err)
 {
-	char *e;
-	long v;
-
-	errno = 0;
-	v = strtol(s, &e, 10);
-	if (errno || e == s || v < 1 || v > 65535)
-		return -1;
-	*out = (int)v;
-	*end = e;
-	return 0;
-}
-
-static int subnet_pool_init(struct svc_up_opts *opts, struct te_err *err)
-{
-	const char *pool = getenv("TASKENV_SUBNET_POOL");
-	const char *pre = getenv("TASKENV_SUBNET_PREFIX");
-	char *end = NULL;
-	long sub = 0;
-
-	if (pre && *pre) {
-		errno = 0;
-		sub = strtol(pre, &end, 10);
-		if (errno || *end || sub < 1 || sub > 32)
-			return te_err_set(err, TE_E_USAGE,
-					  "invalid TASKENV_SUBNET_PREFIX '%s': expected a prefix length 8-30",
-					  pre);
-	}
-	return state_subnet_pool_parse(pool, (int)sub, &opts->pool, err);
-}
-
-int svc_up_opts_init(struct svc_up_opts *opts, struct te_err *err)
-{
-	const char *w = getenv("TASKENV_WAIT_TIMEOUT");
-	struct svc_settings st;
-	const char *r, *p;
-	int rc = 0;
+	const struct svc_setting *ports = svc_settings_at(st, SVC_SET_PORT_RANGE);
 
 	memset(opts, 0, sizeof(*opts));
-	opts->port_lo = PORT_LO_DEFAULT;
-	opts->port_hi = PORT_HI_DEFAULT;
-	opts->wait_timeout_s = WAIT_DEFAULT_S;
-	if (w && *w && (parse_port(w, &p, &opts->wait_timeout_s) < 0 || *p))
-		return te_err_set(err, TE_E_USAGE,
-				  "invalid TASKENV_WAIT_TIMEOUT '%s': expected seconds from 1 to 65535", w);
-	if (subnet_pool_init(opts, err) < 0)
-		return -1;
-	if (svc_settings_load(&st, err) < 0) {
-		svc_settings_release(&st);
-		return -1;
-	}
-	r = svc_settings_get(&st, "port_range");
-	if (r && *r &&
-	    (parse_port(r, &p, &opts->port_lo) < 0 || *p != '-' ||
-	     parse_port(p + 1, &p, &opts->port_hi) < 0 || *p || opts->port_lo > opts->port_hi))
-		rc = te_err_set(
-		    err, TE_E_USAGE,
-		    "invalid %s '%s' (port_range, from the %s): expected LO-HI with 1 <= LO <= HI <= 65535",
-		    strcmp(svc_settings_source(&st, "port_range"), "config file") == 0 ? "port_range"
-										       : "TASKENV_PORT_RANGE",
-		    r, svc_settings_source(&st, "port_range"));
-	svc_settings_release(&st);
-	return rc;
+	opts->port_lo = (int)ports->num;
+	opts->port_hi = (int)ports->num2;
+	opts->wait_timeout_s = (int)svc_settings_at(st, SVC_SET_WAIT_TIMEOUT)->num;
+	return state_subnet_pool_parse(svc_settings_at(st, SVC_SET_SUBNET_POOL)->text,
+				       (int)svc_settings_at(st, SVC_SET_SUBNET_PREFIX)->num, &opts->pool,
+				       err);
 }
 
 /* Ours means: this task, in this ledger. Labels are the cross-check; the

@@ -12,6 +12,7 @@ struct te_err;
 struct engine;
 struct ledger;
 struct svc_project;
+struct svc_settings;
 
 struct svc_up_opts {
 	int port_lo;		  /* host port range, inclusive; default 20000 */
@@ -19,7 +20,7 @@ struct svc_up_opts {
 	char *const *allow;	  /* policy exceptions from --allow (borrowed, NULL-terminated or NULL) */
 	bool build;		  /* up --build: build every service with build: before starting */
 	bool wait;		  /* up --wait: every service with a healthcheck healthy before returning */
-	int wait_timeout_s;	  /* bound on each wait; TASKENV_WAIT_TIMEOUT, default 120 */
+	int wait_timeout_s;	  /* bound on each wait; the wait_timeout setting */
 	svc_progress_fn progress; /* may be NULL */
 	void *progress_ctx;
 	long long lease;	       /* seconds from now the task is leased for; 0: no lease */
@@ -28,11 +29,11 @@ struct svc_up_opts {
 	struct state_subnet_pool pool; /* subnets of bridge networks */
 };
 
-/* Port range from the port_range setting (TASKENV_PORT_RANGE, "LO-HI") or
- * the defaults; wait timeout from $TASKENV_WAIT_TIMEOUT (seconds); subnet
- * pool from $TASKENV_SUBNET_POOL and $TASKENV_SUBNET_PREFIX (state/subnets.h).
- * TE_E_USAGE when a variable is malformed. */
-int svc_up_opts_init(struct svc_up_opts *opts, struct te_err *err);
+/* Zeroes OPTS and fills the port range, the wait timeout and the subnet
+ * pool from the settings ST (borrowed; services/settings.h: port_range,
+ * wait_timeout, subnet_pool, subnet_prefix), already checked when they
+ * were loaded. */
+int svc_up_opts_init(struct svc_up_opts *opts, const struct svc_settings *st, struct te_err *err);
 
 /* Bring TASK up from PROJECT (both borrowed) on engine E, recording in L.
  * Before anything is created: the policy (services/policy.h) is checked

@@ -119,6 +119,8 @@ static int one_decl(const struct svc_plan *plan, bool secret, const struct svc_f
 					  errno == ENOENT ? "not found" : "is not a regular file");
 		return 0;
 	}
+	/* Compose's `environment:` source of a secret or config: the user's
+	 * variable the file names, not a taskenv setting. */
 	value = d->kind == SVC_FILE_CONTENT ? d->content : getenv(d->env);
 	if (!value)
 		return te_err_set(err, TE_E_USAGE, "%s '%s': environment variable '%s' is not set", what,

@@ -228,13 +228,12 @@ int svc_gc(struct engine *e, struct ledger *l, const struct svc_gc_opts *opts, s
 	if (gc_tasks(&g, err) < 0)
 		return -1;
 	struct svc_tmpl_gc_result tr;
-	long long age;
 
 	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
 		if (gc_orphans(&g, kinds[i], err) < 0)
 			return -1;
-	if (svc_template_gc_age(&age, err) < 0 ||
-	    svc_tmpl_gc(l, age, opts->dry_run, opts->progress, opts->progress_ctx, &tr, err) < 0)
+	if (svc_tmpl_gc(l, opts->template_gc_age, opts->dry_run, opts->progress, opts->progress_ctx, &tr,
+			err) < 0)
 		return -1;
 	res->templates = tr.removed;
 	res->remaining += tr.remaining;

@@ -27,9 +27,10 @@ struct engine;
 struct ledger;
 
 struct svc_gc_opts {
-	bool dry_run;		  /* report what would go, remove nothing */
-	int stop_timeout;	  /* seconds each container gets to stop */
-	svc_progress_fn progress; /* may be NULL; KIND "task" for whole tasks */
+	bool dry_run;		   /* report what would go, remove nothing */
+	int stop_timeout;	   /* seconds each container gets to stop */
+	long long template_gc_age; /* seconds a built Postgres template may go unused (template_gc_age) */
+	svc_progress_fn progress;  /* may be NULL; KIND "task" for whole tasks */
 	void *progress_ctx;
 };
 

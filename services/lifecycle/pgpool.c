@@ -2,12 +2,10 @@
  * templates and pools (pgtpl.h). */
 #include "services/lifecycle/pgtpl.h"
 #include "services/lifecycle/drvrun.h"
-#include "services/settings.h"
 #include "drivers/postgres.h"
 #include "state/ledger.h"
 #include "state/owner.h"
 #include "state/secrets.h"
-#include "common/duration.h"
 #include "common/err.h"
 #include "common/mem.h"
 
@@ -24,52 +22,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#define POOL_SIZE_MAX 64
-
-int svc_pool_size(long *out, struct te_err *err)
-{
-	struct svc_settings st;
-	const char *v;
-	char *end;
-	int rc = 0;
-
-	*out = 2;
-	if (svc_settings_load(&st, err) < 0) {
-		svc_settings_release(&st);
-		return -1;
-	}
-	v = svc_settings_get(&st, "pool_size");
-	if (v && *v) {
-		errno = 0;
-		*out = strtol(v, &end, 10);
-		if (errno || *end || *out < 0 || *out > POOL_SIZE_MAX)
-			rc = te_err_set(err, TE_E_USAGE,
-					"invalid pool_size '%s' (from the %s): expected 0 to %d", v,
-					svc_settings_source(&st, "pool_size"), POOL_SIZE_MAX);
-	}
-	svc_settings_release(&st);
-	return rc;
-}
-
-int svc_template_gc_age(long long *out, struct te_err *err)
-{
-	struct svc_settings st;
-	const char *v;
-	int rc = 0;
-
-	*out = 7 * 86400;
-	if (svc_settings_load(&st, err) < 0) {
-		svc_settings_release(&st);
-		return -1;
-	}
-	v = svc_settings_get(&st, "template_gc_age");
-	if (v && *v && te_duration_parse(v, out, err) < 0)
-		rc = te_err_prefix(
-		    err, "template_gc_age (from the %s): ", svc_settings_source(&st, "template_gc_age"));
-	svc_settings_release(&st);
-	return rc;
-}
-
 int svc_pool_spawn(struct ledger *l, char *const *names, struct te_err *err)
 {
 	char exe[PATH_MAX];
@@ -83,9 +35,10 @@ int svc_pool_spawn(struct ledger *l, char *const *names, struct te_err *err)
 	argv = te_strv_push(argv, xstrdup(exe));
 	argv = te_strv_push(argv, xstrdup("--state"));
 	argv = te_strv_push(argv, xstrdup(state_path(l)));
-	argv = te_strv_push(argv, xstrdup("_pool-refill"));
-	for (size_t i = 0; names && names[i]; i++)
+	for (size_t i = 0; names && names[i]; i++) {
+		argv = te_strv_push(argv, xstrdup("--pool-refill"));
 		argv = te_strv_push(argv, xstrdup(names[i]));
+	}
 	pid = fork();
 	if (pid < 0)
 		return te_err_set(err, TE_E_IO, "fork: %s", strerror(errno));

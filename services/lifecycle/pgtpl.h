@@ -31,7 +31,7 @@
  * command and its last lines of output go into the error and the events.
  *
  * Pool. After a successful `up` that used built templates, svc_pool_spawn
- * starts `taskenv _pool-refill` as a process of its own (setsid, not
+ * starts `taskenv --pool-refill` as a process of its own (setsid, not
  * waited for), which under the flock "<ledger>.locks/_pg.lock" first
  * removes pool rows a killed refill left intended, then makes each
  * template's pool up to pool_size (or trims it). A hand-out takes no lock
@@ -85,14 +85,10 @@ struct svc_tmpl_ctx {
 int svc_tmpl_prepare(void *ctx, const struct svc_resource *r, const struct svc_drv_target *t,
 		     const struct cJSON *values, char **tmpl, struct te_err *err);
 
-/* The pool_size setting (TASKENV_POOL_SIZE, default 2), and
- * template_gc_age in seconds (TASKENV_TEMPLATE_GC_AGE, default 7d). */
-int svc_pool_size(long *out, struct te_err *err);
-int svc_template_gc_age(long long *out, struct te_err *err);
-
-/* Start `taskenv --state <ledger> _pool-refill NAMES...` detached (its
- * own session, stdio on /dev/null) and return at once; an event records
- * its pid. */
+/* Start `taskenv --state <ledger> --pool-refill NAME...` detached (its
+ * own session, stdio on /dev/null, no descriptor of ours) and return at
+ * once; the refill records its pid in an event. It reads pool_size
+ * itself. */
 int svc_pool_spawn(struct ledger *l, char *const *names, struct te_err *err);
 
 /* The refill, under the "_pg" lock (waited for): pool rows left intended

@@ -40,6 +40,8 @@ static const char *file_value(const struct svc_env *env, const char *name)
 	return NULL;
 }
 
+/* Compose interpolation: the process environment, then .env. These are the
+ * project's variables, not taskenv settings (services/settings.c). */
 const char *svc_env_lookup(const char *name, void *ctx)
 {
 	const char *v = getenv(name);

@@ -592,7 +592,8 @@ static struct svc_project *load_files(char *const *files, char *const *profiles,
 	return NULL;
 }
 
-/* $COMPOSE_PROFILES, comma-separated; owned, NULL-terminated, or NULL. */
+/* $COMPOSE_PROFILES, comma-separated; owned, NULL-terminated, or NULL.
+ * Compose's own variable (as Compose reads it), not a taskenv setting. */
 static char **env_profiles(void)
 {
 	const char *env = getenv("COMPOSE_PROFILES");

@@ -165,6 +165,8 @@ static bool covers(const char *real, const char *sock)
 /* The engine sockets named by DOCKER_HOST / CONTAINER_HOST (unix://). */
 static bool covers_env_socket(const char *real)
 {
+	/* The engine clients' own variables, not taskenv settings: the sockets
+	 * they name are the ones a bind must not expose. */
 	static const char *const vars[] = {"DOCKER_HOST", "CONTAINER_HOST"};
 
 	for (size_t i = 0; i < 2; i++) {
@@ -180,7 +182,7 @@ static bool covers_env_socket(const char *real)
  * the well-known and configured paths, directly for any other). */
 static bool is_socket_path(const struct check *c, const char *real)
 {
-	const char *xdg = getenv("XDG_RUNTIME_DIR");
+	const char *xdg = getenv("XDG_RUNTIME_DIR"); /* where rootless engines put theirs */
 	const char *base = strrchr(real, '/');
 
 	for (size_t i = 0; i < sizeof(socket_names) / sizeof(socket_names[0]); i++) {
@@ -421,7 +423,7 @@ static void check_volume(struct check *c, const struct svc_volume *v)
 
 void svc_policy_check(const struct svc_project *p, char *const *allow, struct svc_finding **out, size_t *n)
 {
-	const char *home = getenv("HOME");
+	const char *home = getenv("HOME"); /* the user's home, whose binds are judged; no setting */
 	struct check c = {p, allow, NULL, 0, NULL, NULL};
 
 	c.project_real = resolve(p->dir ? p->dir : "/");
@@ -458,53 +460,6 @@ char *svc_finding_format(const struct svc_finding *f)
 }
 
 /* ---- defaults ---- */
-
-static int env_bytes(const char *var, long long dflt, long long *out, struct te_err *err)
-{
-	const char *v = getenv(var);
-
-	*out = dflt;
-	if (!v || !*v)
-		return 0;
-	if (strcmp(v, "none") == 0 || strcmp(v, "0") == 0) {
-		*out = 0;
-		return 0;
-	}
-	if (!svc_parse_bytes(v, out))
-		return te_err_set(err, TE_E_USAGE, "invalid %s '%s': expected a size like 512m or 2g, or 0",
-				  var, v);
-	return 0;
-}
-
-static int env_number(const char *var, double dflt, double max, double *out, struct te_err *err)
-{
-	const char *v = getenv(var);
-	char *end;
-
-	*out = dflt;
-	if (!v || !*v)
-		return 0;
-	errno = 0;
-	*out = strtod(v, &end);
-	if (errno || end == v || *end || *out < 0 || *out > max)
-		return te_err_set(err, TE_E_USAGE, "invalid %s '%s': expected a number from 0 to %.0f", var,
-				  v, max);
-	return 0;
-}
-
-int svc_policy_defaults_init(struct svc_policy_defaults *d, struct te_err *err)
-{
-	double pids, nnp;
-
-	if (env_bytes("TASKENV_DEFAULT_MEMORY", 2LL << 30, &d->memory, err) < 0 ||
-	    env_number("TASKENV_DEFAULT_CPUS", 2, 4096, &d->cpus, err) < 0 ||
-	    env_number("TASKENV_DEFAULT_PIDS", 1024, 1 << 22, &pids, err) < 0 ||
-	    env_number("TASKENV_NO_NEW_PRIVILEGES", 1, 1, &nnp, err) < 0)
-		return -1;
-	d->pids = (long long)pids;
-	d->no_new_privileges = nnp != 0;
-	return 0;
-}
 
 static bool has_nnp(const struct svc_service *s)
 {

@@ -61,16 +61,14 @@ void svc_findings_free(struct svc_finding *v, size_t n);
 /* "FILE:LINE:COL: SERVICE: KEY: REASON (allow with 'NAME')". Owned. */
 char *svc_finding_format(const struct svc_finding *f);
 
-/* Limits applied when the file is silent. */
+/* Limits applied when the file is silent: the limits.* and
+ * no_new_privileges settings (services/settings.h), which cmd/ reads. */
 struct svc_policy_defaults {
-	long long memory;	/* bytes; 0 = none. TASKENV_DEFAULT_MEMORY, default 2g ("0" = none) */
-	double cpus;		/* 0 = none. TASKENV_DEFAULT_CPUS, default 2 */
-	long long pids;		/* 0 = none. TASKENV_DEFAULT_PIDS, default 1024 */
-	bool no_new_privileges; /* TASKENV_NO_NEW_PRIVILEGES, default 1 */
+	long long memory;	/* bytes; 0 = none */
+	double cpus;		/* 0 = none */
+	long long pids;		/* 0 = none */
+	bool no_new_privileges; /* add no-new-privileges:true unless written */
 };
-
-/* From the environment; TE_E_USAGE naming a malformed variable. */
-int svc_policy_defaults_init(struct svc_policy_defaults *d, struct te_err *err);
 
 /* Fill what each service leaves unset: mem_limit, cpus, pids_limit, and
  * security_opt no-new-privileges:true unless a no-new-privileges entry is

@@ -125,9 +125,8 @@ static char *checked(char *owned, const char *source, struct te_err *err)
 	return NULL;
 }
 
-char *svc_task_resolve(const char *flag, const char *dir, struct te_err *err)
+char *svc_task_resolve(const char *flag, const char *env, const char *dir, struct te_err *err)
 {
-	const char *env = getenv("TASKENV_TASK");
 	te_autofree char *branch = NULL;
 	te_autofree char *source = NULL;
 	const char *slash;

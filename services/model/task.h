@@ -13,11 +13,11 @@ struct te_err;
  * message quoting NAME and the rule. Never rewrites the name. */
 int svc_task_name_check(const char *name, struct te_err *err);
 
-/* The task name from FLAG (-t), else $TASKENV_TASK, else the current git
- * branch of DIR with everything up to the last '/' dropped
- * ("agent/auth-refactor" -> "auth-refactor"). The result is checked with
- * svc_task_name_check. Owned result or NULL. */
-char *svc_task_resolve(const char *flag, const char *dir, struct te_err *err);
+/* The task name from FLAG (-t), else ENV (the TASKENV_TASK setting; NULL
+ * or "" is unset), else the current git branch of DIR with everything up
+ * to the last '/' dropped ("agent/auth-refactor" -> "auth-refactor"). The
+ * result is checked with svc_task_name_check. Owned result or NULL. */
+char *svc_task_resolve(const char *flag, const char *env, const char *dir, struct te_err *err);
 
 /* Names, all owned: "<task>-<service>-<n>", "<task>_<key>". */
 char *svc_name_container(const char *task, const char *service, int n);

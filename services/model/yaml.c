@@ -654,7 +654,7 @@ char *svc_path_normalize(const char *path)
 char *svc_path_bind_source(const char *dir, const char *src, const char **why)
 {
 	te_autofree char *joined = NULL;
-	const char *home = getenv("HOME");
+	const char *home = getenv("HOME"); /* "~" in a bind source, as Compose expands it */
 
 	if (src[0] == '~' && src[1] != '\0' && src[1] != '/') {
 		*why = "'~user' paths are not supported; write the path out";

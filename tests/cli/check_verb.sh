@@ -6,6 +6,7 @@ TASKENV=$(realpath "${1:?usage: check_verb.sh TASKENV}")
 D=$(mktemp -d)
 trap 'rm -rf "$D"' EXIT
 fails=0
+export TASKENV_CONFIG=$D/absent.yaml
 expect() { # expect CODE DESCRIPTION -- CMD...
 	local code=$1 what=$2 rc=0
 	shift 3
@@ -33,8 +34,23 @@ has unknown-allow "unknown exception 'privilegd'"
 expect 2 unreadable -- "$TASKENV" check -f "$D/missing.yaml"
 expect 2 broken -- "$TASKENV" check -f "$D/broken.yaml"
 has broken "$D/broken.yaml:4:1:"
+# The trusted config file grants exceptions too: globally, and for one project directory.
+printf 'allow: [privileged]\nprojects:\n  %s: {allow: [bind-system]}\n' "$D" >"$D/config.yaml"
+TASKENV_CONFIG=$D/config.yaml expect 0 config-allow -- "$TASKENV" check -f "$D/bad.yaml"
+printf 'allow: [privileged]\nprojects:\n  %s/elsewhere: {allow: [bind-system]}\n' "$D" >"$D/config.yaml"
+TASKENV_CONFIG=$D/config.yaml expect 1 config-allow-other-project -- "$TASKENV" check -f "$D/bad.yaml"
+has config-allow-other-project "(allow with 'bind-system')"
+printf 'allow: [privilegd]\n' >"$D/config.yaml"
+TASKENV_CONFIG=$D/config.yaml expect 2 config-allow-unknown -- "$TASKENV" check -f "$D/bad.yaml"
+has config-allow-unknown "unknown exception 'privilegd'"
 expect 0 config-yaml -- "$TASKENV" config -f "$D/bad.yaml" -t cfg
 has config-yaml "container_name: cfg-web-1"
 has config-yaml "privileged: true"
+# ${COMPOSE_PROJECT_NAME} is the task, as Compose makes it the project name,
+# whatever the environment says.
+# shellcheck disable=SC2016 # the ${...} is for taskenv, not for bash
+printf 'services:\n  web:\n    image: x\n    environment:\n      P: "${COMPOSE_PROJECT_NAME:-none}"\n' >"$D/pn.yaml"
+COMPOSE_PROJECT_NAME=other expect 0 project-name -- "$TASKENV" config -f "$D/pn.yaml" -t pntask
+has project-name "P: pntask"
 echo "check_verb: $fails failed"
 [ $fails -eq 0 ]

@@ -15,6 +15,8 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 WORK=$(mktemp -d "/tmp/te-${ENGINE_KIND:0:1}XXXX")
 export TASKENV TASKENV_STATE="$WORK/state.db" WORK
 unset CONTAINER_HOST TASKENV_TASK TASKENV_PORT_RANGE TASKENV_FAULT TASKENV_SUBNET_PREFIX
+# An absent config file: a developer's own ~/.config/taskenv/config.yaml must not leak in.
+export TASKENV_CONFIG="$WORK/config.yaml"
 
 skip_or_fail() {
 	log "integration ($ENGINE_KIND): $*"

@@ -256,6 +256,46 @@ test_settings_port_range() {
 	te down -t pr --volumes --timeout 0 >/dev/null
 }
 
+# The config file's limits are the ones containers get, and agents-md and
+# config say so (issue 12: up read only TASKENV_DEFAULT_* and gave every
+# container 2 GiB whatever the file said). The engine is asked with curl.
+test_settings_limits_reach_container() {
+	local d cfg hc out
+	cfg="$WORK/limits.yaml"
+	printf 'limits:\n  memory: 512m\n  cpus: "1.5"\n  pids: 300\nno_new_privileges: false\n' >"$cfg"
+	d=$(mktemp -d "$WORK/proj.XXXX")
+	verbs_file "$d"
+	(cd "$d" && TASKENV_CONFIG=$cfg te up -t lim >/dev/null 2>&1)
+	hc=$(api GET /containers/lim-web-1/json |
+		jq -c '.HostConfig | [.Memory, .NanoCpus, .PidsLimit, ((.SecurityOpt // []) | map(select(startswith("no-new-privileges"))))]')
+	assert_eq "$hc" '[536870912,1500000000,300,[]]'
+	out=$(TASKENV_CONFIG=$cfg te agents-md)
+	assert_contains "$out" "cpus 1.5, memory 512m (536870912 bytes), pids 300."
+	out=$(cd "$d" && TASKENV_CONFIG=$cfg te config -t lim --json)
+	assert_eq "$(jq -c '[.services.web.mem_limit, .services.web.cpus, .services.web.pids_limit]' <<<"$out")" \
+		'[536870912,1.5,300]'
+	out=$(TASKENV_CONFIG=$cfg te settings --json)
+	jq -e '.settings[] | select(.key == "limits.memory") | .value == "512m" and .source == "config file"' \
+		<<<"$out" >/dev/null || fail "settings: $out"
+	te down -t lim --volumes --timeout 0 >/dev/null
+	# A variable wins over the file, and the older TASKENV_DEFAULT_* name still works.
+	(cd "$d" && TASKENV_CONFIG=$cfg TASKENV_DEFAULT_MEMORY=300m te up -t lim >/dev/null 2>&1)
+	assert_eq "$(api GET /containers/lim-web-1/json | jq .HostConfig.Memory)" "314572800"
+	assert_contains "$(TASKENV_CONFIG=$cfg TASKENV_DEFAULT_MEMORY=300m te agents-md)" "memory 300m (314572800 bytes)"
+	te down -t lim --volumes --timeout 0 >/dev/null
+	assert_eq "$(count_task_objects lim)" "0"
+}
+
+# -v: each Engine API call on stderr, from the trace callback cmd/ installs.
+test_verbose_trace() {
+	local out
+	out=$(te -v gc --dry-run 2>&1 >/dev/null)
+	grep -qE '^engine: GET /v1\.[0-9]+/containers/json\?all=1&filters=[^ ]+ → 200 \([0-9]+ ms\)$' <<<"$out" ||
+		fail "no trace line: $out"
+	out=$(te gc --dry-run 2>&1 >/dev/null)
+	assert_not_contains "$out" "engine:"
+}
+
 # On a terminal progress lines are rewritten in place (cursor up, erase line)
 # and coloured; NO_COLOR removes the colour; piped or --progress plain, plain lines.
 test_progress_tty() {

@@ -4,6 +4,7 @@
 #include <setjmp.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "common/buf.h"
@@ -38,6 +39,28 @@ static void test_err_truncates(void **state)
 	te_err_prefix(&err, "ctx: ");
 	assert_int_equal(strncmp(err.msg, "ctx: aaa", 8), 0);
 	assert_int_equal(strlen(err.msg), sizeof(err.msg) - 1);
+}
+
+static char words[256];
+static int word_calls;
+
+static void keep_words(const char *line)
+{
+	snprintf(words, sizeof(words), "%s", line);
+	word_calls++;
+}
+
+/* The library's last words go to the installed printer, and nowhere
+ * without one (nothing below cmd/ prints). */
+static void test_last_words(void **state)
+{
+	te_last_words("dropped %d", 1);
+	te_set_last_words(keep_words);
+	te_last_words("taskenv: out of memory allocating %zu bytes", (size_t)42);
+	te_set_last_words(NULL);
+	te_last_words("dropped %d", 2);
+	assert_int_equal(word_calls, 1);
+	assert_string_equal(words, "taskenv: out of memory allocating 42 bytes");
 }
 
 static void test_buf_cap(void **state)
@@ -130,6 +153,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_err_set_and_prefix),
 	    cmocka_unit_test(test_err_truncates),
+	    cmocka_unit_test(test_last_words),
 	    cmocka_unit_test(test_buf_cap),
 	    cmocka_unit_test(test_buf_detach),
 	    cmocka_unit_test(test_strv),

@@ -612,7 +612,8 @@ static void test_default_path(void **state)
 	static const struct {
 		const char *te, *xdg, *home, *want;
 	} cases[] = {
-	    {"/s/x.db", "/xdg", "/h", "/s/x.db"},
+	    /* TASKENV_STATE is a setting that cmd/ passes as the path: not read here */
+	    {"/s/x.db", "/xdg", "/h", "/xdg/taskenv/state.db"},
 	    {"", "/xdg", "/h", "/xdg/taskenv/state.db"},
 	    {NULL, "/xdg", "/h", "/xdg/taskenv/state.db"},
 	    {NULL, "rel", "/h", "/h/.local/state/taskenv/state.db"},
@@ -642,16 +643,22 @@ static void test_default_path(void **state)
 
 static void test_open_default_path(void **state)
 {
-	struct fx *f = *state;
-	te_autofree char *saved = xstrdup(getenv("TASKENV_STATE"));
+	char dir[] = "/tmp/te-xdg-XXXXXX";
+	te_autofree char *saved = xstrdup(getenv("XDG_STATE_HOME"));
+	te_autofree char *want = NULL;
+	te_autofree char *rm = NULL;
 	struct ledger *l;
 
-	setenv("TASKENV_STATE", f->path, 1);
+	assert_non_null(mkdtemp(dir));
+	want = xasprintf("%s/taskenv/state.db", dir);
+	setenv("XDG_STATE_HOME", dir, 1);
 	l = open_ok(NULL);
-	set_or_unset("TASKENV_STATE", saved);
-	assert_string_equal(state_path(l), f->path);
+	set_or_unset("XDG_STATE_HOME", saved);
+	assert_string_equal(state_path(l), want);
 	state_close(l);
 	state_close(NULL);
+	rm = xasprintf("rm -rf '%s'", dir);
+	assert_int_equal(system(rm), 0);
 }
 
 static void test_owner_lease_retention(void **state)

@@ -293,16 +293,12 @@ static void test_defaults(void **state)
 	struct svc_project *p = load_text("dflt", "services:\n  a:\n    image: x\n  b:\n    image: x\n"
 						  "    mem_limit: 1g\n    cpus: 0.5\n    pids_limit: 10\n"
 						  "    security_opt: [\"no-new-privileges:false\"]\n");
-	struct svc_policy_defaults d;
-	struct te_err err = {0};
+	/* the settings' defaults (test_settings checks those come from the table) */
+	struct svc_policy_defaults d = {2LL << 30, 2, 1024, true};
 
-	assert_int_equal(svc_policy_defaults_init(&d, &err), 0);
-	assert_int_equal(d.memory, 2LL << 30);
-	assert_true(d.cpus == 2);
-	assert_int_equal(d.pids, 1024);
-	assert_true(d.no_new_privileges);
 	svc_policy_apply_defaults(p, &d);
 	assert_int_equal(p->services[0].mem_limit, 2LL << 30);
+	assert_true(p->services[0].cpus == 2);
 	assert_int_equal(p->services[0].pids_limit, 1024);
 	assert_string_equal(p->services[0].security_opt[0], "no-new-privileges:true");
 	assert_int_equal(p->services[1].mem_limit, 1LL << 30);
@@ -310,20 +306,15 @@ static void test_defaults(void **state)
 	assert_int_equal(p->services[1].pids_limit, 10);
 	assert_null(p->services[1].security_opt[1]);
 	svc_project_free(p);
-	setenv("TASKENV_DEFAULT_MEMORY", "512m", 1);
-	setenv("TASKENV_DEFAULT_PIDS", "0", 1);
-	setenv("TASKENV_NO_NEW_PRIVILEGES", "0", 1);
-	assert_int_equal(svc_policy_defaults_init(&d, &err), 0);
-	assert_int_equal(d.memory, 512LL << 20);
-	assert_int_equal(d.pids, 0);
-	assert_false(d.no_new_privileges);
-	setenv("TASKENV_DEFAULT_MEMORY", "lots", 1);
-	assert_int_equal(svc_policy_defaults_init(&d, &err), -1);
-	assert_int_equal(err.code, TE_E_USAGE);
-	assert_non_null(strstr(err.msg, "TASKENV_DEFAULT_MEMORY"));
-	unsetenv("TASKENV_DEFAULT_MEMORY");
-	unsetenv("TASKENV_DEFAULT_PIDS");
-	unsetenv("TASKENV_NO_NEW_PRIVILEGES");
+	/* 0 turns a limit off, and no-new-privileges can be left out */
+	p = load_text("dflt0", "services:\n  a:\n    image: x\n");
+	d = (struct svc_policy_defaults){0, 0, 0, false};
+	svc_policy_apply_defaults(p, &d);
+	assert_int_equal(p->services[0].mem_limit, 0);
+	assert_true(p->services[0].cpus == 0);
+	assert_int_equal(p->services[0].pids_limit, 0);
+	assert_null(p->services[0].security_opt);
+	svc_project_free(p);
 }
 
 static void test_durations_and_sizes(void **state)

@@ -94,28 +94,29 @@ static void test_resolve_precedence(void **state)
 	struct te_err err = {0};
 	char *name;
 
-	setenv("TASKENV_TASK", "from-env", 1);
-	name = svc_task_resolve("from-flag", tmpdir, &err);
+	name = svc_task_resolve("from-flag", "from-env", tmpdir, &err);
 	assert_string_equal(name, "from-flag");
 	free(name);
-	name = svc_task_resolve(NULL, tmpdir, &err);
+	name = svc_task_resolve(NULL, "from-env", tmpdir, &err);
 	assert_string_equal(name, "from-env");
 	free(name);
 
 	/* The flag is checked, never rewritten, even when the variable is fine. */
-	assert_null(svc_task_resolve("Bad", tmpdir, &err));
+	assert_null(svc_task_resolve("Bad", "from-env", tmpdir, &err));
 	assert_int_equal(err.code, TE_E_TASKNAME);
 	assert_non_null(strstr(err.msg, "invalid task name 'Bad'"));
 
-	setenv("TASKENV_TASK", "Env.Bad", 1);
-	assert_null(svc_task_resolve(NULL, tmpdir, &err));
+	assert_null(svc_task_resolve(NULL, "Env.Bad", tmpdir, &err));
 	assert_int_equal(err.code, TE_E_TASKNAME);
 	assert_non_null(strstr(err.msg, "TASKENV_TASK: invalid task name 'Env.Bad'"));
 
 	/* Empty means unset: falls through to git, and tmpdir is no repository. */
-	setenv("TASKENV_TASK", "", 1);
-	assert_null(svc_task_resolve(NULL, tmpdir, &err));
+	assert_null(svc_task_resolve(NULL, "", tmpdir, &err));
 	assert_int_equal(err.code, TE_E_TASKNAME);
+	assert_string_equal(err.msg, NO_TASK_MSG);
+	/* The variable itself is no longer read here (it is a setting). */
+	setenv("TASKENV_TASK", "from-env", 1);
+	assert_null(svc_task_resolve(NULL, NULL, tmpdir, &err));
 	assert_string_equal(err.msg, NO_TASK_MSG);
 	unsetenv("TASKENV_TASK");
 }
@@ -148,7 +149,7 @@ static void test_resolve_git_branch(void **state)
 	if (!have_git())
 		skip();
 	repo = git_repo("r1", "agent/auth-refactor");
-	name = svc_task_resolve(NULL, repo, &err);
+	name = svc_task_resolve(NULL, NULL, repo, &err);
 	if (!name)
 		fail_msg("resolve: %s", err.msg);
 	assert_string_equal(name, "auth-refactor");
@@ -157,16 +158,14 @@ static void test_resolve_git_branch(void **state)
 	plain = git_repo("r2", "main");
 	sub = xasprintf("%s/deep", plain);
 	assert_int_equal(mkdir(sub, 0700), 0);
-	name2 = svc_task_resolve(NULL, sub, &err);
+	name2 = svc_task_resolve(NULL, NULL, sub, &err);
 	if (!name2)
 		fail_msg("resolve: %s", err.msg);
 	assert_string_equal(name2, "main");
 
 	/* TASKENV_TASK still beats the branch. */
-	setenv("TASKENV_TASK", "env-wins", 1);
 	free(name2);
-	name2 = svc_task_resolve(NULL, repo, &err);
-	unsetenv("TASKENV_TASK");
+	name2 = svc_task_resolve(NULL, "env-wins", repo, &err);
 	assert_string_equal(name2, "env-wins");
 }
 
@@ -179,7 +178,7 @@ static void test_resolve_git_branch_refused(void **state)
 	if (!have_git())
 		skip();
 	repo = git_repo("r3", "Feature/Foo");
-	assert_null(svc_task_resolve(NULL, repo, &err));
+	assert_null(svc_task_resolve(NULL, NULL, repo, &err));
 	assert_int_equal(err.code, TE_E_TASKNAME);
 	assert_string_equal(err.msg, "task name from git branch 'Feature/Foo': invalid task name 'Foo': "
 				     "must match [a-z0-9][a-z0-9_-]{0,62} (lowercase letters, digits, '_' "
@@ -200,7 +199,7 @@ static void test_resolve_git_detached(void **state)
 			"--allow-empty -m init && git checkout -q --detach >/dev/null 2>&1",
 			repo);
 	assert_int_equal(system(cmd), 0);
-	assert_null(svc_task_resolve(NULL, repo, &err));
+	assert_null(svc_task_resolve(NULL, NULL, repo, &err));
 	assert_int_equal(err.code, TE_E_TASKNAME);
 	assert_string_equal(err.msg, NO_TASK_MSG);
 }
@@ -210,7 +209,7 @@ static void test_resolve_missing_dir(void **state)
 	struct te_err err = {0};
 	te_autofree char *dir = xasprintf("%s/does-not-exist", tmpdir);
 
-	assert_null(svc_task_resolve(NULL, dir, &err));
+	assert_null(svc_task_resolve(NULL, NULL, dir, &err));
 	assert_int_equal(err.code, TE_E_TASKNAME);
 	assert_string_equal(err.msg, NO_TASK_MSG);
 }
