@@ -359,17 +359,18 @@ static int migrate(struct build *b, const cJSON *values, const char *password, s
 				 .output = tail_line,
 				 .output_ctx = &tail,
 				 .plan = b->x->plan};
+	te_autofree char *what = xasprintf("migrating (one-off container of service '%s')", tb->service);
 	te_autofree char *run = NULL;
 	te_autofree char *cmd = argv_text(tb->command);
 	te_autofree char *out = NULL;
 	te_autofree char *msg = NULL;
+	te_autofree char *event = NULL;
+	struct te_err ignored = {0};
 	int code = -1, rc;
 
 	if (!env)
 		return -1;
-	msg = xasprintf("migrating (one-off container of service '%s')", tb->service);
-	step(b, msg);
-	free(msg);
+	step(b, what);
 	rc = svc_run(b->x->e, b->x->l, b->x->plan->task, &o, &code, &run, err);
 	out = tail_text(&tail, 600);
 	tail_release(&tail);
@@ -377,9 +378,11 @@ static int migrate(struct build *b, const cJSON *values, const char *password, s
 		return te_err_prefix(err, "template %s: migration (service '%s'): ", b->name, tb->service);
 	msg = xasprintf("template %s: migration `%s` (service '%s', container %s) exited %d%s", b->name, cmd,
 			tb->service, run, code, *out ? ", last output:" : "");
-	state_event_add(b->x->l, b->x->plan->task, NULL, msg, err);
+	/* The output stays in the events, the build's record. */
+	event = xasprintf("%s%s", msg, out);
+	state_event_add(b->x->l, b->x->plan->task, NULL, event, &ignored);
 	if (code != 0)
-		return te_err_set(err, TE_E_FAIL, "%s%s", msg, out);
+		return te_err_set(err, TE_E_FAIL, "%s", event);
 	te_fault_point("before-ready", "postgres-template", b->name);
 	return drv_pg_tpl_mark_ready(b->pg, err);
 }

@@ -213,7 +213,10 @@ test_pgpool_migration_fails() {
 	assert_contains "$out" "migration \`echo migrating; echo boom-from-the-migration >&2; exit 1\` (service 'app'"
 	assert_contains "$out" "exited 1"
 	assert_contains "$out" "boom-from-the-migration"
-	assert_contains "$(te events -t ppf --json | jq -r '.[].message // empty')" "boom-from-the-migration"
+	# The build's own event keeps the command, the status and the output.
+	out=$(te events -t ppf --json | jq -r '.[] | select((.message // "") | startswith("template ")) | .message')
+	assert_contains "$out" "exited 1, last output:"
+	assert_contains "$out" "| boom-from-the-migration"
 	assert_eq "$(pgp_admin "select count(*) from pg_database where datname like 'te\\_tpl\\_%'")" "0"
 	assert_eq "$(ledger_sql "select count(*) from resources where kind = 'postgres-template' and state <> 'removed'")" "0"
 	pgp_consistent "after the failed migration"
