@@ -40,6 +40,28 @@ int state_resource_touch(struct ledger *l, long long id, struct te_err *err)
 		       : te_err_set(err, TE_E_NOTFOUND, "resource #%lld is not created in the ledger", id);
 }
 
+int state_resource_transition(struct ledger *l, long long id, const char *from, const char *to, bool *moved,
+			      struct te_err *err)
+{
+	static const char sql[] =
+	    "UPDATE resources SET state = ?3, updated = ?4 WHERE id = ?1 AND state = ?2";
+	const struct ledger_arg a[] = {LEDGER_I(id), LEDGER_S(from), LEDGER_S(to), LEDGER_I(ledger_now())};
+	int changes = 0;
+
+	*moved = false;
+	if (ledger_begin(l, err) < 0)
+		return -1;
+	if (ledger_run(l, sql, a, LEDGER_NARGS(a), &changes, err) < 0 ||
+	    (changes && ledger_event_resource(l, id, to, err) < 0)) {
+		ledger_rollback(l);
+		return -1;
+	}
+	if (ledger_commit(l, err) < 0)
+		return -1;
+	*moved = changes > 0;
+	return 0;
+}
+
 /* The first row SQL (three text parameters) yields: 1 with *ID / *NAME. */
 static int first_row(struct ledger *l, const char *sql, const char *p1, const char *p2, const char *p3,
 		     long long *id, char **name, struct te_err *err)

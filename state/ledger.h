@@ -135,6 +135,12 @@ int state_resource_list_kind(struct ledger *l, const char *kind, struct state_re
  * has ID (gc may be removing it). */
 int state_resource_touch(struct ledger *l, long long id, struct te_err *err);
 
+/* Move row ID from state FROM to TO only if it is still in FROM (one
+ * transaction, with its event): *MOVED says whether it was. What removes a
+ * spare uses it, so a spare a task claimed meanwhile is never removed. */
+int state_resource_transition(struct ledger *l, long long id, const char *from, const char *to, bool *moved,
+			      struct te_err *err);
+
 /* Hand a spare object over to TASK, in one BEGIN IMMEDIATE transaction
  * (state/claim.c): TASK's row of KIND for SERVICE still in state removing
  * (an earlier claim whose hand-out never ended) comes first; else, when

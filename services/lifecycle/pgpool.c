@@ -79,16 +79,21 @@ static char *server_of(struct ledger *l, const char *tmpl, struct te_err *err)
 }
 
 /* The ledger protocol of one removal: removing, the driver's teardown,
- * then removed, or pending when it failed (*FAILED counts those). */
+ * then removed, or pending when it failed (*FAILED counts those). Only
+ * from the state R was read in: a spare a hand-out claimed since (its row
+ * is a task's now, in state removing) is left to that task. */
 static int drop_row(struct ledger *l, const struct state_resource *r, size_t *removed, size_t *failed,
 		    svc_progress_fn progress, void *pctx, struct te_err *err)
 {
 	enum drv_removed how = DRV_GONE;
 	struct te_err e2 = {0};
 	char what[sizeof(e2.msg) + 16];
+	bool moved;
 
-	if (state_resource_set_state(l, r->id, STATE_REMOVING, err) < 0)
+	if (state_resource_transition(l, r->id, r->state, STATE_REMOVING, &moved, err) < 0)
 		return -1;
+	if (!moved)
+		return 0;
 	if (svc_driver_down(l, r, &how, &e2) < 0) {
 		(*failed)++;
 		snprintf(what, sizeof(what), "failed: %s", e2.msg);

@@ -203,7 +203,7 @@ static void test_claim(void **state)
 	char *name = NULL;
 	struct state_resource *rows = NULL;
 	size_t n = 0;
-	bool built = true;
+	bool built = true, moved = true;
 
 	assert_non_null(l);
 	assert_int_equal(
@@ -234,6 +234,9 @@ static void test_claim(void **state)
 	assert_string_equal(rows[0].state, STATE_REMOVING);
 	assert_string_equal(rows[0].service, "db");
 	state_resources_free(rows, n);
+	/* A refill or gc that read p1 as a created spare cannot remove it now. */
+	assert_int_equal(state_resource_transition(l, p1, STATE_CREATED, STATE_REMOVING, &moved, &err), 0);
+	assert_false(moved);
 	/* The hand-out was killed: the same claim comes back first, also without TAKE_NEW. */
 	assert_int_equal(
 	    state_resource_claim(l, "_pg", "postgres-pool", "te_tpl_1", "t1", "db", false, &id, &name, &err),
@@ -255,6 +258,8 @@ static void test_claim(void **state)
 	    0);
 	assert_string_equal(name, "te_pool_1_b");
 	free(name);
+	assert_int_equal(state_resource_transition(l, p2, STATE_REMOVING, STATE_REMOVED, &moved, &err), 0);
+	assert_true(moved);
 	/* touch: only a created row (gc marks one removing before it drops it). */
 	assert_int_equal(state_resource_touch(l, t, &err), -1);
 	assert_int_equal(err.code, TE_E_NOTFOUND);
@@ -269,8 +274,11 @@ static void test_claim(void **state)
 	assert_int_equal(svc_tmpl_built(l, NULL, &built, &err), 0);
 	assert_false(built);
 	assert_int_equal(state_resource_list_kind(l, "postgres-pool", &rows, &n, &err), 0);
+	assert_int_equal(n, 0); /* p1 and p2 removed */
+	state_resources_free(rows, n);
+	assert_int_equal(state_resource_list_kind(l, "postgres-template", &rows, &n, &err), 0);
 	assert_int_equal(n, 1);
-	assert_string_equal(rows[0].task, "t2");
+	assert_string_equal(rows[0].task, "_pg");
 	state_resources_free(rows, n);
 	state_close(l);
 }
