@@ -15,7 +15,7 @@ char *xstrdup(const char *s);
 char *xstrndup(const char *s, size_t n);
 /* Owned, printf-formatted string. */
 char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-char *xvasprintf(const char *fmt, va_list ap);
+char *xvasprintf(const char *fmt, va_list ap) __attribute__((format(printf, 1, 0)));
 
 /* Free a NULL-terminated array of owned strings, and the array. */
 void te_strv_free(char **v);

@@ -18,9 +18,16 @@ static const struct drv_ops *const drivers[] = {
     &drv_s3,
 };
 
+_Static_assert(sizeof(drivers) / sizeof(drivers[0]) == DRV_COUNT, "DRV_COUNT must match the driver table");
+
+const struct drv_ops *drv_at(size_t i)
+{
+	return i < DRV_COUNT ? drivers[i] : NULL;
+}
+
 const struct drv_ops *drv_find(const char *name)
 {
-	for (size_t i = 0; name && i < sizeof(drivers) / sizeof(drivers[0]); i++)
+	for (size_t i = 0; name && i < DRV_COUNT; i++)
 		if (strcmp(drivers[i]->name, name) == 0)
 			return drivers[i];
 	return NULL;
@@ -28,12 +35,10 @@ const struct drv_ops *drv_find(const char *name)
 
 const struct drv_ops *drv_for_kind(const char *kind)
 {
-	for (size_t i = 0; kind && i < sizeof(drivers) / sizeof(drivers[0]); i++) {
-		const char *p = drivers[i]->kind_prefix;
-
-		if (strncmp(kind, p, strlen(p)) == 0)
-			return drivers[i];
-	}
+	for (size_t i = 0; kind && i < DRV_COUNT; i++)
+		for (const char *const *k = drivers[i]->kinds; *k; k++)
+			if (strcmp(*k, kind) == 0)
+				return drivers[i];
 	return NULL;
 }
 

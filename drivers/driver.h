@@ -28,6 +28,7 @@
 #define TASKENV_DRIVERS_DRIVER_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 struct te_err;
 struct cJSON;
@@ -106,14 +107,41 @@ enum drv_removed {
 	DRV_NOT_OURS, /* an object of that name exists but is not marked as ours: left alone */
 };
 
+/* The server container taskenv runs, one per driver, ledger and engine, for
+ * the resources that name no server: (services/lifecycle/shared.c). Its
+ * admin URL is SCHEME://USER:PASSWORD@127.0.0.1:<published ADMIN_PORT>PATH. */
+struct drv_shared {
+	const char *image;		  /* default image (the resource's image: overrides it) */
+	const char *ports[3];		  /* container ports published on 127.0.0.1, NULL-terminated;
+					   * [0] is the one tasks connect to */
+	const char *admin_port;		  /* one of PORTS: where the admin URL points */
+	const char *secret;		  /* the random admin password's name in the ledger's
+					   * "_shared" secrets, or NULL: FIXED_PASSWORD */
+	const char *fixed_password;	  /* the image's one credential when SECRET is NULL */
+	const char *user_env;		  /* variable the image takes the admin user from, or NULL */
+	const char *password_env;	  /* variable it takes the admin password from, or NULL */
+	const char *scheme, *user, *path; /* of the admin URL */
+	bool amqp;			  /* PORTS[0] as published is drv_spec.amqp_port */
+};
+
 struct drv_ops {
-	const char *name;	  /* the `driver:` value, e.g. "postgres" */
-	const char *kind_prefix;  /* ledger kinds it owns start with this, e.g. "postgres-" */
+	const char *name; /* the `driver:` value, e.g. "postgres" */
+	/* The ledger kinds it records, NULL-terminated, e.g. "postgres-role";
+	 * each is a row of the kind table (services/lifecycle/kind.c). */
+	const char *const *kinds;
 	const char *primary_kind; /* the row describe() starts from, e.g. "postgres-role" */
+	/* The keys of x-taskenv.resources.<key> it reads besides driver,
+	 * server, image and container_host, NULL-terminated (may be NULL: none);
+	 * the loader refuses the others. */
+	const char *const *keys;
 	/* The fields describe() returns, NULL-terminated: what `x-taskenv.env`
-	 * may name after "<key>." (the loader checks them; s3 also returns
-	 * bucket_<name> per bucket, which the loader checks against buckets:). */
+	 * may name after "<key>." (the loader checks them). */
 	const char *const *fields;
+	/* It takes buckets: (at least one), and describe() also returns
+	 * bucket_<name> for each (the loader checks those against buckets:). */
+	bool buckets;
+	/* Its shared server container, or NULL when it has none. */
+	const struct drv_shared *shared;
 	/* Create (or take back, idempotently) everything SPEC asks for, each
 	 * object recorded through REC first, then check the result
 	 * (verify). */
@@ -139,6 +167,9 @@ struct drv_ops {
 	int (*check)(const struct drv_ref *ref, enum drv_removed *out, struct te_err *err);
 };
 
+/* How many drivers this build has: drv_at(0 .. DRV_COUNT - 1). */
+#define DRV_COUNT 3
+const struct drv_ops *drv_at(size_t i);
 /* The driver called NAME, or NULL. */
 const struct drv_ops *drv_find(const char *name);
 /* The driver owning ledger KIND, or NULL (engine kinds: container, ...). */

@@ -650,11 +650,28 @@ static int pg_check(const struct drv_ref *ref, enum drv_removed *out, struct te_
 static const char *const pg_fields[] = {"url",	    "host",	"port",	  "user",
 					"password", "database", "schema", NULL};
 
+static const char *const pg_kinds[] = {"postgres-role",	    "postgres-schema", "postgres-database",
+				       "postgres-template", "postgres-pool",   NULL};
+static const char *const pg_keys[] = {"isolation", "template", NULL};
+
+static const struct drv_shared pg_shared = {
+    .image = "taskenv-example/postgres:15",
+    .ports = {"5432", NULL},
+    .admin_port = "5432",
+    .secret = "postgres-admin",
+    .password_env = "POSTGRES_PASSWORD",
+    .scheme = "postgresql",
+    .user = "postgres",
+    .path = "/postgres",
+};
+
 const struct drv_ops drv_postgres = {
     .name = "postgres",
-    .kind_prefix = "postgres-",
+    .kinds = pg_kinds,
     .primary_kind = "postgres-role",
+    .keys = pg_keys,
     .fields = pg_fields,
+    .shared = &pg_shared,
     .provision = pg_provision,
     .describe = pg_describe,
     .teardown = pg_teardown,

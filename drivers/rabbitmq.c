@@ -403,11 +403,29 @@ static int rmq_check(const struct drv_ref *ref, enum drv_removed *out, struct te
 
 static const char *const rmq_fields[] = {"url", "host", "port", "user", "password", "vhost", NULL};
 
+static const char *const rmq_kinds[] = {"rabbitmq-user", "rabbitmq-vhost", NULL};
+static const char *const rmq_keys[] = {"amqp_port", NULL};
+
+static const struct drv_shared rmq_shared = {
+    .image = "taskenv-example/rabbitmq:3",
+    .ports = {"5672", "15672", NULL},
+    .admin_port = "15672",
+    .secret = "rabbitmq-admin",
+    .user_env = "RABBITMQ_DEFAULT_USER",
+    .password_env = "RABBITMQ_DEFAULT_PASS",
+    .scheme = "http",
+    .user = "taskenv_admin",
+    .path = "",
+    .amqp = true,
+};
+
 const struct drv_ops drv_rabbitmq = {
     .name = "rabbitmq",
-    .kind_prefix = "rabbitmq-",
+    .kinds = rmq_kinds,
     .primary_kind = "rabbitmq-user",
+    .keys = rmq_keys,
     .fields = rmq_fields,
+    .shared = &rmq_shared,
     .provision = rmq_provision,
     .describe = rmq_describe,
     .ready = rmq_ready,

@@ -426,11 +426,29 @@ static int s3_check(const struct drv_ref *ref, enum drv_removed *out, struct te_
 static const char *const s3_fields[] = {"endpoint",   "region",	     "access_key",
 					"secret_key", "credentials", NULL};
 
+static const char *const s3_kinds[] = {"s3-bucket", NULL};
+static const char *const s3_keys[] = {"buckets", NULL};
+
+/* s3rver has one fixed credential for everyone: its boundary is bucket
+ * naming, not identity (the contract says so). */
+static const struct drv_shared s3_shared = {
+    .image = "taskenv-example/s3rver:3",
+    .ports = {"4568", NULL},
+    .admin_port = "4568",
+    .fixed_password = "S3RVER",
+    .scheme = "http",
+    .user = "S3RVER",
+    .path = "",
+};
+
 const struct drv_ops drv_s3 = {
     .name = "s3",
-    .kind_prefix = "s3-",
+    .kinds = s3_kinds,
     .primary_kind = "s3-bucket",
+    .keys = s3_keys,
     .fields = s3_fields,
+    .buckets = true,
+    .shared = &s3_shared,
     .provision = s3_provision,
     .describe = s3_describe,
     .ready = s3_ready,

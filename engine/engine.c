@@ -1,6 +1,7 @@
 #define TE_WITH_CJSON
 #define TE_WITH_CURL
 #include "engine/engine.h"
+#include "engine/engine_int.h"
 
 #include "common/buf.h"
 #include "common/cleanup.h"
@@ -13,15 +14,9 @@
 #include <time.h>
 
 #define CONNECT_TIMEOUT_S 5L
-/* Whole-call limit for ordinary calls; generous because removing a big
- * container or a busy volume can take a while on a loaded host. */
-#define CALL_TIMEOUT_S 600L
 /* A pull has no overall limit (big images on slow links) but streams
  * progress, so one that receives nothing for this long is given up on. */
 #define STALL_TIME_S 600L
-/* Pull progress arrives one JSON object per line; a line this long is not
- * progress and is refused rather than buffered. */
-#define PULL_LINE_MAX (1024u * 1024u)
 
 struct engine {
 	CURL *curl; /* one handle for the engine's life: curl keeps the connection */
@@ -33,24 +28,6 @@ struct engine {
 	engine_trace_fn trace;
 	void *trace_ctx;
 	char curl_err[CURL_ERROR_SIZE];
-};
-
-/* One request's response. Error bodies (HTTP >= 400) always land in BODY so
- * the engine's message can be reported; other bodies go to STREAM when set. */
-struct xfer {
-	CURL *curl;
-	struct te_buf *body;
-	size_t overflow;				   /* the cap that was exceeded, 0 if none */
-	int (*stream)(void *ctx, const char *p, size_t n); /* -1: over STREAM_MAX */
-	void *stream_ctx;
-	size_t stream_max;
-};
-
-struct request {
-	const char *method;
-	const char *path; /* as sent, including any /vX prefix and the query */
-	const char *body; /* JSON text or NULL */
-	long timeout_s;	  /* whole-call limit; 0 means none */
 };
 
 static size_t on_write(char *p, size_t size, size_t nmemb, void *ud)
@@ -193,10 +170,7 @@ static int http_error(long status, const struct te_buf *body, struct te_err *err
 	return -1;
 }
 
-/* Request RQ whose full path is already built; HTTP >= 400 becomes an error.
- * X->body holds the response unless X streams it. */
-static int call_raw(struct engine *e, const struct request *rq, struct xfer *x, long *status,
-		    struct te_err *err)
+int engine_send(struct engine *e, const struct request *rq, struct xfer *x, long *status, struct te_err *err)
 {
 	long st = 0;
 
@@ -248,7 +222,7 @@ static int call_json(struct engine *e, const char *method, const char *path, con
 					  path);
 		rq.body = text;
 	}
-	if (call_raw(e, &rq, &x, status, err) < 0)
+	if (engine_send(e, &rq, &x, status, err) < 0)
 		return -1;
 	return out ? parse_body(&rq, &resp, out, err) : 0;
 }
@@ -258,7 +232,7 @@ static char *vpath(const struct engine *e, const char *path)
 	return xasprintf("/v%s%s", e->api_version, path);
 }
 
-static int call_v(struct engine *e, const char *method, const char *path, const cJSON *body, long timeout_s,
+int engine_call_v(struct engine *e, const char *method, const char *path, const cJSON *body, long timeout_s,
 		  cJSON **out, struct te_err *err)
 {
 	te_autofree char *full = vpath(e, path);
@@ -271,16 +245,15 @@ int engine_call(struct engine *e, const char *method, const char *path, const st
 {
 	te_autofree char *full = vpath(e, path);
 
-	return call_json(e, method, full, body, CALL_TIMEOUT_S, status, out, err);
+	return call_json(e, method, full, body, ENGINE_CALL_TIMEOUT_S, status, out, err);
 }
 
-/* GET PATH and insist on a JSON value of TYPE (cJSON_Object / cJSON_Array). */
-static int get_typed(struct engine *e, const char *path, int type, cJSON **out, struct te_err *err)
+int engine_get_typed(struct engine *e, const char *path, int type, cJSON **out, struct te_err *err)
 {
 	te_autojson cJSON *j = NULL;
 
 	*out = NULL;
-	if (call_v(e, "GET", path, NULL, CALL_TIMEOUT_S, &j, err) < 0)
+	if (engine_call_v(e, "GET", path, NULL, ENGINE_CALL_TIMEOUT_S, &j, err) < 0)
 		return -1;
 	if (!j || (j->type & 0xff) != type)
 		return te_err_set(err, TE_E_FAIL, "unexpected response from engine for 'GET %s'", path);
@@ -316,13 +289,13 @@ char *engine_escape(struct engine *e, const char *s)
 
 /* Object names and image references go into the path as the docker CLI
  * puts them: "/" ":" "@" stay (dockerd routes /images/{name:.*}/json). */
-static char *seg(const char *s)
+char *engine_seg(const char *s)
 {
 	return escape_keep(s, "/:@");
 }
 
 /* "" for no label, else SEP + filters={"label":[LABEL]} escaped. */
-static char *label_filter(const char *label, char sep)
+char *engine_label_filter(const char *label, char sep)
 {
 	te_autojson cJSON *f = NULL;
 	te_autofree char *text = NULL;
@@ -417,7 +390,7 @@ static int read_version(struct engine *e, bool negotiate_too, struct te_err *err
 	te_autojson cJSON *ver = NULL;
 	const char *v;
 
-	if (call_json(e, "GET", "/version", NULL, CALL_TIMEOUT_S, NULL, &ver, err) < 0)
+	if (call_json(e, "GET", "/version", NULL, ENGINE_CALL_TIMEOUT_S, NULL, &ver, err) < 0)
 		return -1;
 	if (!cJSON_IsObject(ver))
 		return te_err_set(err, TE_E_FAIL, "engine at '%s' sent no /version object", e->socket);
@@ -467,7 +440,7 @@ static int negotiate_ping(struct engine *e, const char *api, const char *libpod)
 static int ping(struct engine *e, struct te_err *err)
 {
 	/* /_ping answers "OK" (not JSON) and is the cheapest liveness check. */
-	if (call_json(e, "GET", "/_ping", NULL, CALL_TIMEOUT_S, NULL, NULL, err) < 0)
+	if (call_json(e, "GET", "/_ping", NULL, ENGINE_CALL_TIMEOUT_S, NULL, NULL, err) < 0)
 		return -1;
 	if (negotiate_ping(e, last_header(e, "API-Version"), last_header(e, "Libpod-API-Version")) == 0)
 		return 0;
@@ -548,340 +521,18 @@ void engine_set_response_cap(struct engine *e, size_t bytes)
 	e->response_max = bytes ? bytes : ENGINE_RESPONSE_MAX;
 }
 
-/* ---- images ---- */
-
-int engine_image_inspect(struct engine *e, const char *name, struct cJSON **out, struct te_err *err)
-{
-	te_autofree char *n = seg(name);
-	te_autofree char *path = xasprintf("/images/%s/json", n);
-
-	return get_typed(e, path, cJSON_Object, out, err);
-}
-
-/* Split IMAGE as the docker CLI does for /images/create: a digest wins
- * over a tag, a colon before the last "/" is a registry port, and no tag
- * means "latest". */
-static void split_ref(const char *image, char **name, char **tag)
-{
-	const char *at = strchr(image, '@');
-	const char *slash;
-	const char *colon;
-	size_t len = at ? (size_t)(at - image) : strlen(image);
-
-	slash = memrchr(image, '/', len);
-	colon = memrchr(image, ':', len);
-	if (colon && slash && colon < slash)
-		colon = NULL;
-	*name = xstrndup(image, colon ? (size_t)(colon - image) : len);
-	if (at)
-		*tag = xstrdup(at + 1);
-	else
-		*tag = xstrdup(colon ? colon + 1 : "latest");
-}
-
-struct pull_scan {
-	struct te_buf line; /* an incomplete line carried to the next write */
-	char msg[512];	    /* the first error the stream reported */
-	bool failed;
-};
-
-static void pull_check(struct pull_scan *ps, const cJSON *obj)
-{
-	const cJSON *detail = cJSON_GetObjectItemCaseSensitive(obj, "errorDetail");
-	const char *m = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(detail, "message"));
-
-	if (ps->failed)
-		return;
-	if (!m)
-		m = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(obj, "error"));
-	if (!m && !detail && !cJSON_GetObjectItemCaseSensitive(obj, "error"))
-		return;
-	snprintf(ps->msg, sizeof(ps->msg), "%s", m ? m : "the engine reported an error");
-	ps->failed = true;
-}
-
-/* Check every JSON value in P[0..N); progress lines that do not parse are
- * skipped, they carry nothing we act on. */
-static void pull_scan_text(struct pull_scan *ps, const char *p, size_t n)
-{
-	const char *end = p + n;
-
-	while (p < end) {
-		const char *next = NULL;
-		cJSON *obj;
-
-		p += strspn(p, " \t\r\n");
-		if (p >= end)
-			break;
-		obj = cJSON_ParseWithLengthOpts(p, (size_t)(end - p), &next, false);
-		if (!obj) {
-			const char *nl = memchr(p, '\n', (size_t)(end - p));
-
-			p = nl ? nl + 1 : end;
-			continue;
-		}
-		pull_check(ps, obj);
-		cJSON_Delete(obj);
-		p = next;
-	}
-}
-
-static int pull_stream(void *ctx, const char *p, size_t n)
-{
-	struct pull_scan *ps = ctx;
-	const char *nl;
-	size_t done;
-
-	if (te_buf_add(&ps->line, p, n) < 0)
-		return -1;
-	nl = memrchr(ps->line.data, '\n', ps->line.len);
-	if (!nl)
-		return 0;
-	done = (size_t)(nl - ps->line.data) + 1;
-	pull_scan_text(ps, ps->line.data, done);
-	memmove(ps->line.data, ps->line.data + done, ps->line.len - done + 1);
-	ps->line.len -= done;
-	return 0;
-}
-
-int engine_image_pull(struct engine *e, const char *image, struct te_err *err)
-{
-	te_autofree char *name = NULL;
-	te_autofree char *tag = NULL;
-	te_autofree char *qn = NULL;
-	te_autofree char *qt = NULL;
-	te_autofree char *path = NULL;
-	te_autobuf struct te_buf resp = TE_BUF_INIT(e->response_max);
-	struct pull_scan ps = {.line = TE_BUF_INIT(PULL_LINE_MAX)};
-	struct xfer x = {
-	    .body = &resp, .stream = pull_stream, .stream_ctx = &ps, .stream_max = PULL_LINE_MAX};
-	struct request rq = {"POST", NULL, NULL, 0};
-	int rc;
-
-	split_ref(image, &name, &tag);
-	qn = engine_escape(e, name);
-	qt = engine_escape(e, tag);
-	path = xasprintf("/v%s/images/create?fromImage=%s&tag=%s", e->api_version, qn, qt);
-	rq.path = path;
-	rc = call_raw(e, &rq, &x, NULL, err);
-	if (rc == 0 && ps.line.len)
-		pull_scan_text(&ps, ps.line.data, ps.line.len);
-	te_buf_release(&ps.line);
-	if (rc < 0)
-		return te_err_prefix(err, "pull '%s': ", image);
-	if (ps.failed) {
-		te_err_set(err, TE_E_ENGINE, "pull '%s': %s", image, ps.msg);
-		if (err)
-			err->http_status = 200; /* the failure came in a 200 stream */
-		return -1;
-	}
-	return 0;
-}
-
-/* ---- containers ---- */
-
-/* POST PATH with BODY and hand back the answer's "Id". */
-static int create_for_id(struct engine *e, const char *path, const cJSON *body, char **id_out,
-			 struct te_err *err)
-{
-	te_autojson cJSON *j = NULL;
-	const char *id;
-
-	*id_out = NULL;
-	if (call_v(e, "POST", path, body, CALL_TIMEOUT_S, &j, err) < 0)
-		return -1;
-	id = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(j, "Id"));
-	if (!id || !*id)
-		return te_err_set(err, TE_E_FAIL, "engine answered 'POST %s' without an Id", path);
-	*id_out = xstrdup(id);
-	return 0;
-}
-
-int engine_container_create(struct engine *e, const char *name, const struct cJSON *config, char **id_out,
-			    struct te_err *err)
-{
-	te_autofree char *n = name ? engine_escape(e, name) : NULL;
-	te_autofree char *path =
-	    n ? xasprintf("/containers/create?name=%s", n) : xstrdup("/containers/create");
-
-	return create_for_id(e, path, config, id_out, err);
-}
-
-int engine_container_start(struct engine *e, const char *id, struct te_err *err)
-{
-	te_autofree char *s = seg(id);
-	te_autofree char *path = xasprintf("/containers/%s/start", s);
-
-	/* 304 (already running) is below 400, so it is a success here. */
-	return call_v(e, "POST", path, NULL, CALL_TIMEOUT_S, NULL, err);
-}
-
-int engine_container_stop(struct engine *e, const char *id, int timeout_s, struct te_err *err)
-{
-	te_autofree char *s = seg(id);
-	te_autofree char *path = timeout_s >= 0 ? xasprintf("/containers/%s/stop?t=%d", s, timeout_s)
-						: xasprintf("/containers/%s/stop", s);
-	/* The engine waits up to TIMEOUT_S before it kills; do not give up first. */
-	long limit = CALL_TIMEOUT_S + (timeout_s > 0 ? timeout_s : 0);
-
-	return call_v(e, "POST", path, NULL, limit, NULL, err);
-}
-
-int engine_container_remove(struct engine *e, const char *id, bool force, struct te_err *err)
-{
-	te_autofree char *s = seg(id);
-	te_autofree char *path = xasprintf("/containers/%s?v=1&force=%d", s, force ? 1 : 0);
-
-	return call_v(e, "DELETE", path, NULL, CALL_TIMEOUT_S, NULL, err);
-}
-
-int engine_container_inspect(struct engine *e, const char *id, struct cJSON **out, struct te_err *err)
-{
-	te_autofree char *s = seg(id);
-	te_autofree char *path = xasprintf("/containers/%s/json", s);
-
-	return get_typed(e, path, cJSON_Object, out, err);
-}
-
-int engine_container_list(struct engine *e, const char *label, struct cJSON **out, struct te_err *err)
-{
-	te_autofree char *f = label_filter(label, '&');
-	te_autofree char *path = xasprintf("/containers/json?all=1%s", f);
-
-	return get_typed(e, path, cJSON_Array, out, err);
-}
-
-static bool frame_header(const unsigned char *p, size_t n)
-{
-	return n >= 8 && p[0] <= 2 && p[1] == 0 && p[2] == 0 && p[3] == 0;
-}
-
-/* Without a TTY the engine frames output as [stream, 0, 0, 0, size BE32]
- * + payload. A body that does not start with such a header is a TTY's raw
- * stream and is kept whole; a header that goes bad mid-way leaves the rest
- * as it came. */
-static int demux(const char *data, size_t n, struct te_buf *out)
-{
-	const unsigned char *p = (const unsigned char *)data;
-
-	while (frame_header(p, n)) {
-		size_t size = (size_t)p[4] << 24 | (size_t)p[5] << 16 | (size_t)p[6] << 8 | p[7];
-
-		if (size > n - 8)
-			size = n - 8; /* truncated last frame: keep what arrived */
-		if (te_buf_add(out, p + 8, size) < 0)
-			return -1;
-		p += 8 + size;
-		n -= 8 + size;
-	}
-	return n ? te_buf_add(out, p, n) : 0;
-}
-
-int engine_stream_demux(const char *data, size_t n, struct te_buf *out)
-{
-	return demux(data, n, out);
-}
-
 int engine_call_raw(struct engine *e, const char *method, const char *path, const struct cJSON *body,
 		    struct te_buf *out, struct te_err *err)
 {
 	te_autofree char *full = vpath(e, path);
 	te_autofree char *text = body ? cJSON_PrintUnformatted(body) : NULL;
 	struct xfer x = {.body = out};
-	struct request rq = {method, full, text, CALL_TIMEOUT_S};
+	struct request rq = {method, full, text, ENGINE_CALL_TIMEOUT_S};
 
-	return call_raw(e, &rq, &x, NULL, err);
+	return engine_send(e, &rq, &x, NULL, err);
 }
 
-int engine_container_logs(struct engine *e, const char *id, int tail, struct te_buf *out, struct te_err *err)
+size_t engine_response_max(const struct engine *e)
 {
-	te_autobuf struct te_buf resp = TE_BUF_INIT(e->response_max);
-	te_autofree char *s = seg(id);
-	te_autofree char *t = tail < 0 ? xstrdup("all") : xasprintf("%d", tail);
-	te_autofree char *path =
-	    xasprintf("/v%s/containers/%s/logs?stdout=1&stderr=1&tail=%s", e->api_version, s, t);
-	struct xfer x = {.body = &resp};
-	struct request rq = {"GET", path, NULL, CALL_TIMEOUT_S};
-
-	if (call_raw(e, &rq, &x, NULL, err) < 0)
-		return -1;
-	if (resp.len && demux(resp.data, resp.len, out) < 0)
-		return te_err_set(err, TE_E_FAIL, "logs of container '%s' exceed %zu bytes", id, out->max);
-	return 0;
-}
-
-/* ---- networks ---- */
-
-int engine_network_create(struct engine *e, const struct cJSON *body, char **id_out, struct te_err *err)
-{
-	return create_for_id(e, "/networks/create", body, id_out, err);
-}
-
-int engine_network_remove(struct engine *e, const char *id, struct te_err *err)
-{
-	te_autofree char *s = seg(id);
-	te_autofree char *path = xasprintf("/networks/%s", s);
-
-	/* dockerd answers 204; Podman 200 with a body we have no use for. */
-	return call_v(e, "DELETE", path, NULL, CALL_TIMEOUT_S, NULL, err);
-}
-
-int engine_network_inspect(struct engine *e, const char *id, struct cJSON **out, struct te_err *err)
-{
-	te_autofree char *s = seg(id);
-	te_autofree char *path = xasprintf("/networks/%s", s);
-
-	return get_typed(e, path, cJSON_Object, out, err);
-}
-
-int engine_network_list(struct engine *e, const char *label, struct cJSON **out, struct te_err *err)
-{
-	te_autofree char *f = label_filter(label, '?');
-	te_autofree char *path = xasprintf("/networks%s", f);
-
-	return get_typed(e, path, cJSON_Array, out, err);
-}
-
-/* ---- volumes ---- */
-
-int engine_volume_create(struct engine *e, const struct cJSON *body, struct te_err *err)
-{
-	return call_v(e, "POST", "/volumes/create", body, CALL_TIMEOUT_S, NULL, err);
-}
-
-int engine_volume_remove(struct engine *e, const char *name, bool force, struct te_err *err)
-{
-	te_autofree char *s = seg(name);
-	te_autofree char *path = xasprintf("/volumes/%s?force=%d", s, force ? 1 : 0);
-
-	return call_v(e, "DELETE", path, NULL, CALL_TIMEOUT_S, NULL, err);
-}
-
-int engine_volume_inspect(struct engine *e, const char *name, struct cJSON **out, struct te_err *err)
-{
-	te_autofree char *s = seg(name);
-	te_autofree char *path = xasprintf("/volumes/%s", s);
-
-	return get_typed(e, path, cJSON_Object, out, err);
-}
-
-int engine_volume_list(struct engine *e, const char *label, struct cJSON **out, struct te_err *err)
-{
-	te_autofree char *f = label_filter(label, '?');
-	te_autofree char *path = xasprintf("/volumes%s", f);
-	te_autojson cJSON *j = NULL;
-	cJSON *vols;
-
-	if (get_typed(e, path, cJSON_Object, &j, err) < 0)
-		return -1;
-	/* "Volumes" is null, not [], when there are none. */
-	vols = cJSON_DetachItemFromObjectCaseSensitive(j, "Volumes");
-	if (!cJSON_IsArray(vols)) {
-		cJSON_Delete(vols);
-		vols = cJSON_CreateArray();
-		if (!vols)
-			TE_BUG("cJSON allocation failed");
-	}
-	*out = vols;
-	return 0;
+	return e->response_max;
 }

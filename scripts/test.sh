@@ -18,6 +18,9 @@ echo "== shellcheck"
 # shellcheck disable=SC2046
 shellcheck $(git ls-files '*.sh') .ci/run
 
+echo "== include arrows (docs/internals/ARCHITECTURE.md)"
+scripts/check-arrows.sh
+
 echo "== build (Debug, -Werror)"
 cmake -S . -B build -DCMAKE_BUILD_TYPE=Debug >/dev/null
 cmake --build build -j"$JOBS"
@@ -25,6 +28,13 @@ cmake --build build -j"$JOBS"
 echo "== build (RelWithDebInfo, -Werror: what scripts/demo.sh builds)"
 cmake -S . -B build-rel -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTASKENV_TESTS=OFF >/dev/null
 cmake --build build-rel -j"$JOBS"
+
+echo "== build (clang, -Werror)"
+CC=clang cmake -S . -B build-clang -DCMAKE_BUILD_TYPE=Debug >/dev/null
+cmake --build build-clang -j"$JOBS"
+
+echo "== facts of issue 12 (not yet enforced: ctest's unit_facts is disabled until they hold)"
+scripts/check-facts.sh build/taskenv || echo "(facts above do not hold yet; not a failure until unit_facts is enabled)"
 
 echo "== build (ASan + UBSan)"
 cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DTASKENV_SANITIZE=ON >/dev/null
@@ -37,5 +47,9 @@ ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
 echo "== fuzz: loader + interpolation + policy, 60 s (libFuzzer, ASan + UBSan)"
 scripts/fuzz.sh 60
 
-echo "== unit and integration tests (dockerd and Podman)"
-ctest --test-dir build --output-on-failure
+# Two at a time: the dockerd files and the Podman files run side by side
+# (each engine's files one after another, on its own engine: ctest fixtures
+# and resource locks in CMakeLists.txt), which took the suite from ~17.5 to
+# ~14.5 min on 2 shared cores.
+echo "== unit and integration tests (dockerd and Podman side by side)"
+ctest --test-dir build -j2 --output-on-failure

@@ -1,6 +1,6 @@
 /* Rows that move between owners: a pool database made under the
- * pseudo-task "_pg" and handed to a task (ledger.h), and the queries gc of
- * those spare objects needs. */
+ * pseudo-task "_pg" and handed to a task (ledger.h), and the state changes
+ * the refill and gc of those spare objects make. */
 #define TE_WITH_SQLITE
 #include "state/ledger.h"
 
@@ -9,24 +9,8 @@
 #include "common/cleanup.h"
 #include "common/err.h"
 #include "common/mem.h"
-#include "state/ledger_int.h"
-
-int state_resource_list_kind(struct ledger *l, const char *kind, struct state_resource **out, size_t *n,
-			     struct te_err *err)
-{
-	static const char sql[] =
-	    "SELECT id, task, kind, name, engine_id, service, state, detail, created, updated"
-	    " FROM resources WHERE kind = ?1 AND state <> 'removed' ORDER BY id";
-	const struct ledger_arg a[] = {LEDGER_S(kind)};
-	te_autostmt sqlite3_stmt *st = NULL;
-
-	*out = NULL;
-	*n = 0;
-	if (ledger_prepare(l, sql, a, LEDGER_NARGS(a), &st, err) < 0)
-		return -1;
-	return ledger_collect(l, st, sizeof(**out), ledger_resource_row, ledger_resources_free, (void **)out,
-			      n, err);
-}
+#include "state/events.h"
+#include "state/sqlite.h"
 
 int state_resource_touch(struct ledger *l, long long id, struct te_err *err)
 {

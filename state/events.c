@@ -8,7 +8,8 @@
 #include "common/cleanup.h"
 #include "common/err.h"
 #include "common/mem.h"
-#include "state/ledger_int.h"
+#include "state/events.h"
+#include "state/sqlite.h"
 
 int ledger_event_resource(struct ledger *l, long long id, const char *outcome, struct te_err *err)
 {
@@ -66,6 +67,16 @@ static void event_from_row(sqlite3_stmt *st, struct state_event *e)
 	e->message = ledger_col_text(st, 6);
 }
 
+/* Untyped adapters for ledger_collect. */
+static void event_from_row_v(sqlite3_stmt *st, void *e)
+{
+	event_from_row(st, e);
+}
+static void state_events_free_v(void *v, size_t n)
+{
+	state_events_free(v, n);
+}
+
 int state_event_list(struct ledger *l, const char *task, struct state_event **out, size_t *n,
 		     struct te_err *err)
 {
@@ -73,29 +84,11 @@ int state_event_list(struct ledger *l, const char *task, struct state_event **ou
 				  " WHERE ?1 IS NULL OR task = ?1 ORDER BY id";
 	const struct ledger_arg a[] = {LEDGER_S(task)};
 	te_autostmt sqlite3_stmt *st = NULL;
-	struct state_event *v = NULL;
-	size_t len = 0, cap = 0;
-	int rc;
 
 	*out = NULL;
 	*n = 0;
 	if (ledger_prepare(l, sql, a, LEDGER_NARGS(a), &st, err) < 0)
 		return -1;
-	for (;;) {
-		rc = ledger_step(l, st, err);
-		if (rc != 1)
-			break;
-		if (len == cap) {
-			cap = cap ? 2 * cap : 16;
-			v = xrealloc(v, cap * sizeof(*v));
-		}
-		event_from_row(st, &v[len++]);
-	}
-	if (rc < 0) {
-		state_events_free(v, len);
-		return -1;
-	}
-	*out = v;
-	*n = len;
-	return 0;
+	return ledger_collect(l, st, sizeof(**out), event_from_row_v, state_events_free_v, (void **)out, n,
+			      err);
 }

@@ -15,7 +15,8 @@
 #include "common/cleanup.h"
 #include "common/err.h"
 #include "common/mem.h"
-#include "state/ledger_int.h"
+#include "state/events.h"
+#include "state/sqlite.h"
 
 /* Migration N (1-based) is migrations[N - 1]; applied in order, each in its
  * own BEGIN IMMEDIATE transaction that also bumps PRAGMA user_version.
@@ -65,138 +66,12 @@ static const char *const migrations[] = {
     "CREATE INDEX subnets_task ON subnets(task);",
 };
 
-/* How long a statement waits for another process's lock (ms). */
-#define BUSY_TIMEOUT_MS 10000
+/* PRAGMA user_version after every migration above has run. */
+#define LEDGER_SCHEMA_VERSION ((int)(sizeof(migrations) / sizeof(migrations[0])))
 
-_Static_assert(sizeof(migrations) / sizeof(migrations[0]) == LEDGER_SCHEMA_VERSION,
-	       "LEDGER_SCHEMA_VERSION must match the migrations array");
-
-/* ---- internal helpers (ledger_int.h) ---- */
-
-int ledger_fail(struct ledger *l, struct te_err *err)
+int state_schema_version(void)
 {
-	return te_err_set(err, TE_E_STATE, "ledger '%s': %s", l->path, sqlite3_errmsg(l->db));
-}
-
-static int bind_arg(sqlite3_stmt *st, int idx, const struct ledger_arg *a)
-{
-	if (a->type == 'i')
-		return sqlite3_bind_int64(st, idx, a->i);
-	if (a->type != 's')
-		TE_BUG("ledger_arg type must be 's' or 'i'");
-	if (!a->s)
-		return sqlite3_bind_null(st, idx);
-	return sqlite3_bind_text(st, idx, a->s, -1, SQLITE_STATIC);
-}
-
-int ledger_prepare(struct ledger *l, const char *sql, const struct ledger_arg *args, size_t n,
-		   sqlite3_stmt **out, struct te_err *err)
-{
-	te_autostmt sqlite3_stmt *st = NULL;
-
-	*out = NULL;
-	if (sqlite3_prepare_v2(l->db, sql, -1, &st, NULL) != SQLITE_OK)
-		return ledger_fail(l, err);
-	for (size_t i = 0; i < n; i++) {
-		if (bind_arg(st, (int)i + 1, &args[i]) != SQLITE_OK)
-			return ledger_fail(l, err);
-	}
-	*out = TE_STEAL(st);
-	return 0;
-}
-
-int ledger_step(struct ledger *l, sqlite3_stmt *st, struct te_err *err)
-{
-	int rc = sqlite3_step(st);
-
-	if (rc == SQLITE_ROW)
-		return 1;
-	if (rc == SQLITE_DONE)
-		return 0;
-	return ledger_fail(l, err);
-}
-
-int ledger_run(struct ledger *l, const char *sql, const struct ledger_arg *args, size_t n, int *changes,
-	       struct te_err *err)
-{
-	te_autostmt sqlite3_stmt *st = NULL;
-	int rc;
-
-	if (ledger_prepare(l, sql, args, n, &st, err) < 0)
-		return -1;
-	do
-		rc = ledger_step(l, st, err);
-	while (rc == 1);
-	if (rc < 0)
-		return -1;
-	if (changes)
-		*changes = sqlite3_changes(l->db);
-	return 0;
-}
-
-int ledger_collect(struct ledger *l, sqlite3_stmt *st, size_t elem_size, ledger_row_fn from_row,
-		   ledger_free_fn free_rows, void **out, size_t *n, struct te_err *err)
-{
-	char *v = NULL;
-	size_t len = 0, cap = 0;
-	int rc;
-
-	for (;;) {
-		rc = ledger_step(l, st, err);
-		if (rc != 1)
-			break;
-		if (len == cap) {
-			cap = cap ? 2 * cap : 8;
-			v = xrealloc(v, cap * elem_size);
-		}
-		from_row(st, v + len++ * elem_size);
-	}
-	if (rc < 0) {
-		free_rows(v, len);
-		return -1;
-	}
-	*out = v;
-	*n = len;
-	return 0;
-}
-
-static int exec_sql(struct ledger *l, const char *sql, struct te_err *err)
-{
-	if (sqlite3_exec(l->db, sql, NULL, NULL, NULL) != SQLITE_OK)
-		return ledger_fail(l, err);
-	return 0;
-}
-
-int ledger_begin(struct ledger *l, struct te_err *err)
-{
-	return exec_sql(l, "BEGIN IMMEDIATE", err);
-}
-
-int ledger_commit(struct ledger *l, struct te_err *err)
-{
-	if (exec_sql(l, "COMMIT", err) == 0)
-		return 0;
-	ledger_rollback(l);
-	return -1;
-}
-
-void ledger_rollback(struct ledger *l)
-{
-	/* Some errors already rolled back; a second ROLLBACK would fail. */
-	if (!sqlite3_get_autocommit(l->db))
-		sqlite3_exec(l->db, "ROLLBACK", NULL, NULL, NULL);
-}
-
-char *ledger_col_text(sqlite3_stmt *st, int col)
-{
-	const unsigned char *s = sqlite3_column_text(st, col);
-
-	return s ? xstrdup((const char *)s) : NULL;
-}
-
-long long ledger_now(void)
-{
-	return (long long)time(NULL);
+	return LEDGER_SCHEMA_VERSION;
 }
 
 /* ---- paths and files ---- */
@@ -271,38 +146,6 @@ static int create_file(const char *path, struct te_err *err)
 
 /* ---- open, migrate, identify ---- */
 
-/* Switching a fresh file to WAL upgrades a shared lock to an exclusive
- * one; when two openers race, sqlite returns SQLITE_BUSY at once instead of
- * calling the busy handler (waiting could deadlock), so retry here for as
- * long as the busy timeout would have waited. Once one process has switched,
- * the mode is in the file header and the others see it without a lock. */
-static int set_wal(struct ledger *l, struct te_err *err)
-{
-	int rc = SQLITE_BUSY;
-
-	for (int waited = 0; waited < BUSY_TIMEOUT_MS; waited += 10) {
-		rc = sqlite3_exec(l->db, "PRAGMA journal_mode=WAL", NULL, NULL, NULL);
-		if (rc != SQLITE_BUSY && rc != SQLITE_LOCKED)
-			break;
-		sqlite3_sleep(10);
-	}
-	return rc == SQLITE_OK ? 0 : ledger_fail(l, err);
-}
-
-static int connect_db(struct ledger *l, struct te_err *err)
-{
-	int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_FULLMUTEX;
-
-	if (sqlite3_open_v2(l->path, &l->db, flags, NULL) != SQLITE_OK)
-		return ledger_fail(l, err);
-	sqlite3_busy_timeout(l->db, BUSY_TIMEOUT_MS);
-	if (set_wal(l, err) < 0)
-		return -1;
-	if (exec_sql(l, "PRAGMA foreign_keys=ON", err) < 0)
-		return -1;
-	return exec_sql(l, "PRAGMA synchronous=NORMAL", err);
-}
-
 static int user_version(struct ledger *l, int *v, struct te_err *err)
 {
 	te_autostmt sqlite3_stmt *st = NULL;
@@ -329,11 +172,11 @@ static int migrate_step(struct ledger *l, int *v, struct te_err *err)
 		goto fail;
 	if (*v >= LEDGER_SCHEMA_VERSION)
 		return ledger_commit(l, err);
-	if (exec_sql(l, migrations[*v], err) < 0)
+	if (ledger_exec(l, migrations[*v], err) < 0)
 		goto fail;
 	/* PRAGMA takes no bound parameters; the value is our own integer. */
 	snprintf(bump, sizeof(bump), "PRAGMA user_version = %d", *v + 1);
-	if (exec_sql(l, bump, err) < 0)
+	if (ledger_exec(l, bump, err) < 0)
 		goto fail;
 	if (ledger_commit(l, err) < 0)
 		return -1;
@@ -440,7 +283,7 @@ struct ledger *state_open(const char *path, struct te_err *err)
 		return NULL;
 	l = xcalloc(1, sizeof(*l));
 	l->path = xstrdup(path);
-	if (connect_db(l, err) < 0 || migrate(l, err) < 0 || load_id(l, err) < 0) {
+	if (ledger_connect(l, err) < 0 || migrate(l, err) < 0 || load_id(l, err) < 0) {
 		state_close(l);
 		return NULL;
 	}
@@ -674,197 +517,4 @@ int state_task_delete(struct ledger *l, const char *name, struct te_err *err)
 		return -1;
 	}
 	return ledger_commit(l, err);
-}
-
-/* ---- resources ---- */
-
-void state_resources_free(struct state_resource *v, size_t n)
-{
-	for (size_t i = 0; v && i < n; i++) {
-		free(v[i].task);
-		free(v[i].kind);
-		free(v[i].name);
-		free(v[i].engine_id);
-		free(v[i].service);
-		free(v[i].state);
-		free(v[i].detail);
-	}
-	free(v);
-}
-
-/* Find the live owner of KIND NAME: 1 with *id_out set for TASK, 0 when
- * none, -1 (TE_E_CONFLICT) when another task owns it. */
-static int find_active(struct ledger *l, const char *task, const char *kind, const char *name,
-		       long long *id_out, struct te_err *err)
-{
-	static const char sql[] = "SELECT id, task FROM resources"
-				  " WHERE kind = ?1 AND name = ?2 AND state <> 'removed'";
-	const struct ledger_arg a[] = {LEDGER_S(kind), LEDGER_S(name)};
-	te_autostmt sqlite3_stmt *st = NULL;
-	const char *owner;
-	int rc;
-
-	if (ledger_prepare(l, sql, a, LEDGER_NARGS(a), &st, err) < 0)
-		return -1;
-	rc = ledger_step(l, st, err);
-	if (rc <= 0)
-		return rc;
-	owner = (const char *)sqlite3_column_text(st, 1);
-	if (!owner || strcmp(owner, task) != 0)
-		return te_err_set(err, TE_E_CONFLICT, "%s '%s' is already owned by task '%s' in this ledger",
-				  kind, name, owner ? owner : "");
-	*id_out = sqlite3_column_int64(st, 0);
-	return 1;
-}
-
-static int intend_locked(struct ledger *l, const char *task, const char *kind, const char *name,
-			 const char *service, long long *id_out, struct te_err *err)
-{
-	static const char sql[] = "INSERT INTO resources(task, kind, name, service, state, created, updated)"
-				  " VALUES(?1, ?2, ?3, ?4, 'intended', ?5, ?5)";
-	const struct ledger_arg a[] = {LEDGER_S(task), LEDGER_S(kind), LEDGER_S(name), LEDGER_S(service),
-				       LEDGER_I(ledger_now())};
-	int rc = find_active(l, task, kind, name, id_out, err);
-
-	if (rc != 0)
-		return rc < 0 ? -1 : 0;
-	if (ledger_run(l, sql, a, LEDGER_NARGS(a), NULL, err) < 0)
-		return -1;
-	*id_out = sqlite3_last_insert_rowid(l->db);
-	return ledger_event_resource(l, *id_out, STATE_INTENDED, err);
-}
-
-int state_resource_intend(struct ledger *l, const char *task, const char *kind, const char *name,
-			  const char *service, long long *id_out, struct te_err *err)
-{
-	long long id = 0;
-
-	if (ledger_begin(l, err) < 0)
-		return -1;
-	if (intend_locked(l, task, kind, name, service, &id, err) < 0) {
-		ledger_rollback(l);
-		return -1;
-	}
-	if (ledger_commit(l, err) < 0)
-		return -1;
-	*id_out = id;
-	return 0;
-}
-
-static int update_locked(struct ledger *l, const char *sql, const struct ledger_arg *a, size_t n,
-			 const char *outcome, struct te_err *err)
-{
-	int changes;
-
-	if (ledger_run(l, sql, a, n, &changes, err) < 0)
-		return -1;
-	if (changes == 0)
-		return te_err_set(err, TE_E_NOTFOUND, "resource #%lld is not in the ledger", a[0].i);
-	return ledger_event_resource(l, a[0].i, outcome, err);
-}
-
-/* Run an UPDATE of one resource row by id (?1) and its event (OUTCOME) in
- * one transaction; TE_E_NOTFOUND if none. */
-static int update_resource(struct ledger *l, const char *sql, const struct ledger_arg *a, size_t n,
-			   const char *outcome, struct te_err *err)
-{
-	if (ledger_begin(l, err) < 0)
-		return -1;
-	if (update_locked(l, sql, a, n, outcome, err) < 0) {
-		ledger_rollback(l);
-		return -1;
-	}
-	return ledger_commit(l, err);
-}
-
-int state_resource_created(struct ledger *l, long long id, const char *engine_id, struct te_err *err)
-{
-	static const char sql[] = "UPDATE resources SET engine_id = ?2, state = 'created',"
-				  " updated = ?3 WHERE id = ?1";
-	const struct ledger_arg a[] = {LEDGER_I(id), LEDGER_S(engine_id), LEDGER_I(ledger_now())};
-
-	return update_resource(l, sql, a, LEDGER_NARGS(a), STATE_CREATED, err);
-}
-
-static bool known_state(const char *state)
-{
-	static const char *const states[] = {STATE_INTENDED, STATE_CREATED, STATE_REMOVING, STATE_REMOVED,
-					     STATE_PENDING};
-
-	for (size_t i = 0; state && i < sizeof(states) / sizeof(states[0]); i++) {
-		if (strcmp(state, states[i]) == 0)
-			return true;
-	}
-	return false;
-}
-
-int state_resource_set_state(struct ledger *l, long long id, const char *state, struct te_err *err)
-{
-	static const char sql[] = "UPDATE resources SET state = ?2, updated = ?3 WHERE id = ?1";
-	const struct ledger_arg a[] = {LEDGER_I(id), LEDGER_S(state), LEDGER_I(ledger_now())};
-
-	if (!known_state(state))
-		return te_err_set(err, TE_E_STATE, "ledger '%s': unknown resource state '%s'", l->path,
-				  state ? state : "(null)");
-	return update_resource(l, sql, a, LEDGER_NARGS(a), state, err);
-}
-
-int state_resource_set_detail(struct ledger *l, long long id, const char *detail, struct te_err *err)
-{
-	static const char sql[] = "UPDATE resources SET detail = ?2, updated = ?3 WHERE id = ?1";
-	const struct ledger_arg a[] = {LEDGER_I(id), LEDGER_S(detail), LEDGER_I(ledger_now())};
-
-	return update_resource(l, sql, a, LEDGER_NARGS(a), "detail recorded", err);
-}
-
-static void resource_from_row(sqlite3_stmt *st, struct state_resource *r)
-{
-	r->id = sqlite3_column_int64(st, 0);
-	r->task = ledger_col_text(st, 1);
-	r->kind = ledger_col_text(st, 2);
-	r->name = ledger_col_text(st, 3);
-	r->engine_id = ledger_col_text(st, 4);
-	r->service = ledger_col_text(st, 5);
-	r->state = ledger_col_text(st, 6);
-	r->detail = ledger_col_text(st, 7);
-	r->created = sqlite3_column_int64(st, 8);
-	r->updated = sqlite3_column_int64(st, 9);
-}
-
-void ledger_resource_row(sqlite3_stmt *st, void *e)
-{
-	resource_from_row(st, e);
-}
-void ledger_resources_free(void *v, size_t n)
-{
-	state_resources_free(v, n);
-}
-
-int state_resource_list(struct ledger *l, const char *task, bool include_removed, struct state_resource **out,
-			size_t *n, struct te_err *err)
-{
-	static const char sql[] =
-	    "SELECT id, task, kind, name, engine_id, service, state, detail, created, updated"
-	    " FROM resources WHERE task = ?1 AND (?2 OR state <> 'removed') ORDER BY id";
-	const struct ledger_arg a[] = {LEDGER_S(task), LEDGER_I(include_removed)};
-	te_autostmt sqlite3_stmt *st = NULL;
-
-	*out = NULL;
-	*n = 0;
-	if (ledger_prepare(l, sql, a, LEDGER_NARGS(a), &st, err) < 0)
-		return -1;
-	return ledger_collect(l, st, sizeof(**out), ledger_resource_row, ledger_resources_free, (void **)out,
-			      n, err);
-}
-
-int state_resource_held(struct ledger *l, const char *kind, const char *name, struct te_err *err)
-{
-	static const char sql[] =
-	    "SELECT 1 FROM resources WHERE kind = ?1 AND name = ?2 AND state <> 'removed'";
-	const struct ledger_arg a[] = {LEDGER_S(kind), LEDGER_S(name)};
-	te_autostmt sqlite3_stmt *st = NULL;
-
-	if (ledger_prepare(l, sql, a, LEDGER_NARGS(a), &st, err) < 0)
-		return -1;
-	return ledger_step(l, st, err);
 }

@@ -42,6 +42,9 @@ const char *state_ledger_id(const struct ledger *l); /* borrowed */
 const char *state_path(const struct ledger *l);	     /* borrowed */
 /* The verb (e.g. "up", "down") that later events are recorded under; copied. */
 void state_set_verb(struct ledger *l, const char *verb);
+/* PRAGMA user_version of a ledger this build has migrated: the number of
+ * migrations in ledger.c. */
+int state_schema_version(void);
 
 /* ---- tasks ---- */
 struct state_task {

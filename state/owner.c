@@ -16,7 +16,7 @@
 #include "common/cleanup.h"
 #include "common/err.h"
 #include "common/mem.h"
-#include "state/ledger_int.h"
+#include "state/sqlite.h"
 
 long long state_proc_start(long long pid)
 {

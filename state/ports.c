@@ -13,7 +13,8 @@
 #include "common/cleanup.h"
 #include "common/err.h"
 #include "common/mem.h"
-#include "state/ledger_int.h"
+#include "state/events.h"
+#include "state/sqlite.h"
 
 /* One reservation request, so helpers take one argument instead of ten. */
 struct port_req {

@@ -11,7 +11,7 @@
 #include "common/cleanup.h"
 #include "common/err.h"
 #include "common/mem.h"
-#include "state/ledger_int.h"
+#include "state/sqlite.h"
 
 static uint32_t mask_of(int prefix)
 {

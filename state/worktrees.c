@@ -8,7 +8,8 @@
 #include "common/cleanup.h"
 #include "common/err.h"
 #include "common/mem.h"
-#include "state/ledger_int.h"
+#include "state/events.h"
+#include "state/sqlite.h"
 
 #define WT_COLS "task, repo, path, branch, base, initial_status, created"
 

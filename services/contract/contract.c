@@ -1,4 +1,5 @@
 #include "services/contract/contract.h"
+#include "services/lifecycle/reskind.h"
 #include "services/contract/git.h"
 #include "services/contract/snapshot.h"
 #include "services/contract/worktree.h"
@@ -423,8 +424,17 @@ static cJSON *limits_json(const char *name, const cJSON *hc)
 /* Driver rows: everything that is not an engine object. */
 static bool driver_row(const struct state_resource *r)
 {
-	return strcmp(r->kind, "container") != 0 && strcmp(r->kind, "network") != 0 &&
-	       strcmp(r->kind, "volume") != 0 && strcmp(r->kind, "image") != 0;
+	enum svc_res_kind k = svc_res_kind_of(r->kind);
+
+	return k == SVC_RES_UNKNOWN || !svc_res_kind_engine(k);
+}
+
+/* How the contract lists the credentials of a driver row's kind. */
+static enum svc_res_cred cred_of(const struct state_resource *r)
+{
+	const struct svc_res_kind_ops *k = svc_res_kind_find(r->kind);
+
+	return k ? k->cred : SVC_CRED_NONE;
 }
 
 /* The task-scoped server objects (schema, database, vhost, bucket, ...), by
@@ -437,8 +447,7 @@ static cJSON *services_json(const struct svc_snapshot *s)
 		const struct state_resource *r = &s->res[i];
 		cJSON *o;
 
-		if (!driver_row(r) || strcmp(r->kind, "postgres-role") == 0 ||
-		    strcmp(r->kind, "rabbitmq-user") == 0)
+		if (!driver_row(r) || cred_of(r) == SVC_CRED_OWN)
 			continue;
 		o = cJSON_CreateObject();
 		cJSON_AddStringToObject(o, "resource", r->service ? r->service : "");
@@ -459,10 +468,10 @@ static cJSON *credentials_json(const struct svc_snapshot *s)
 
 	for (size_t i = 0; i < s->n_res; i++) {
 		const struct state_resource *r = &s->res[i];
-		bool user = strcmp(r->kind, "postgres-role") == 0 || strcmp(r->kind, "rabbitmq-user") == 0;
+		bool user = cred_of(r) == SVC_CRED_OWN;
 		cJSON *o, *scope;
 
-		if (!user && strcmp(r->kind, "s3-bucket") != 0)
+		if (cred_of(r) == SVC_CRED_NONE)
 			continue;
 		o = cJSON_CreateObject();
 		cJSON_AddStringToObject(o, "service", r->service ? r->service : "");

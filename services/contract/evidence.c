@@ -1,4 +1,5 @@
 #include "services/contract/evidence.h"
+#include "services/lifecycle/reskind.h"
 #include "services/contract/contract.h"
 #include "services/contract/git.h"
 #include "services/contract/snapshot.h"
@@ -94,7 +95,7 @@ static int write_logs(struct engine *e, const struct svc_snapshot *s, const char
 		te_autofree char *name = NULL;
 		const struct state_resource *r = &s->res[i];
 
-		if (strcmp(r->kind, "container") != 0 || !r->engine_id)
+		if (svc_res_kind_of(r->kind) != SVC_RES_CONTAINER || !r->engine_id)
 			continue;
 		if (engine_container_logs(e, r->engine_id, -1, &b, err) < 0) {
 			if (err->code != TE_E_NOTFOUND)

@@ -1,4 +1,5 @@
 #include "services/contract/snapshot.h"
+#include "services/lifecycle/reskind.h"
 #include "engine/engine.h"
 #include "common/err.h"
 #include "common/mem.h"
@@ -17,26 +18,15 @@ const char *svc_json_str(const cJSON *o, const char *k1, const char *k2)
 	return cJSON_GetStringValue(v) ?: "";
 }
 
-static int inspect(struct engine *e, const struct state_resource *r, cJSON **obj, struct te_err *err)
-{
-	const char *id = r->engine_id ? r->engine_id : r->name;
-
-	if (strcmp(r->kind, "container") == 0)
-		return engine_container_inspect(e, id, obj, err);
-	if (strcmp(r->kind, "network") == 0)
-		return engine_network_inspect(e, id, obj, err);
-	return engine_volume_inspect(e, r->name, obj, err);
-}
-
+/* Images and driver resources (postgres, ...) have no list here. */
 static cJSON *target(struct svc_snapshot *s, const char *kind)
 {
-	if (strcmp(kind, "container") == 0)
-		return s->containers;
-	if (strcmp(kind, "network") == 0)
-		return s->networks;
-	if (strcmp(kind, "volume") == 0)
-		return s->volumes;
-	return NULL; /* driver resources (postgres, ...) are not engine objects */
+	switch (svc_res_kind_of(kind)) {
+	case SVC_RES_CONTAINER: return s->containers;
+	case SVC_RES_NETWORK: return s->networks;
+	case SVC_RES_VOLUME: return s->volumes;
+	default: return NULL;
+	}
 }
 
 static int add_entry(struct engine *e, struct svc_snapshot *s, size_t i, struct te_err *err)
@@ -49,7 +39,7 @@ static int add_entry(struct engine *e, struct svc_snapshot *s, size_t i, struct 
 	entry = cJSON_CreateObject();
 	cJSON_AddNumberToObject(entry, "resource", (double)i);
 	cJSON_AddItemToArray(arr, entry);
-	if (inspect(e, &s->res[i], &obj, err) < 0)
+	if (svc_res_inspect(e, s->res[i].kind, s->res[i].name, s->res[i].engine_id, &obj, err) < 0)
 		return err->code == TE_E_NOTFOUND ? (te_err_clear(err), 0) : -1;
 	cJSON_AddItemToObject(entry, "inspect", obj);
 	if (arr == s->containers && engine_image_inspect(e, svc_json_str(obj, "Image", NULL), &img, err) == 0)

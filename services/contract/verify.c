@@ -1,4 +1,5 @@
 #include "services/contract/verify.h"
+#include "services/lifecycle/reskind.h"
 #include "services/lifecycle/drvrun.h"
 #include "drivers/postgres.h"
 #include "services/contract/contract.h"
@@ -56,15 +57,15 @@ static const char *name_of(const cJSON *obj)
 
 /* ---- ledger and engine agree ---- */
 
-static bool recorded(const struct svc_snapshot *s, const char *kind, const char *name)
+static bool recorded(const struct svc_snapshot *s, enum svc_res_kind kind, const char *name)
 {
 	for (size_t i = 0; i < s->n_res; i++)
-		if (strcmp(s->res[i].kind, kind) == 0 && strcmp(s->res[i].name, name) == 0)
+		if (svc_res_kind_of(s->res[i].kind) == kind && strcmp(s->res[i].name, name) == 0)
 			return true;
 	return false;
 }
 
-static void check_recorded(struct verify *v, const cJSON *entries, const char *kind, int *present)
+static void check_recorded(struct verify *v, const cJSON *entries, enum svc_res_kind kind, int *present)
 {
 	const cJSON *it;
 
@@ -75,36 +76,33 @@ static void check_recorded(struct verify *v, const cJSON *entries, const char *k
 			(*present)++;
 		else
 			result(v, "ledger-engine", r->name, SVC_VERIFY_FAIL,
-			       "recorded %s (ledger state %s) is missing from the engine", kind, r->state);
+			       "recorded %s (ledger state %s) is missing from the engine",
+			       svc_res_kind_name(kind), r->state);
 	}
 }
 
-static const char *listed_name(const char *kind, const cJSON *o)
+/* The name of an entry of KIND's list answer, "" when it has none. */
+static const char *listed_name(enum svc_res_kind kind, const cJSON *o)
 {
-	if (strcmp(kind, "container") == 0) {
-		const char *n = cJSON_GetStringValue(cJSON_GetArrayItem(cJSON_GetObjectItem(o, "Names"), 0));
+	const char *n = svc_res_kind(kind)->entry_name(o);
 
-		return n ? (*n == '/' ? n + 1 : n) : "";
-	}
-	return svc_json_str(o, "Name", NULL);
+	return n ? n : "";
 }
 
-static int check_unrecorded(struct verify *v, const char *kind, const char *label, struct te_err *err)
+static int check_unrecorded(struct verify *v, enum svc_res_kind kind, const char *label, struct te_err *err)
 {
 	te_autojson cJSON *list = NULL;
 	const cJSON *o;
-	int rc = strcmp(kind, "container") == 0 ? engine_container_list(v->e, label, &list, err)
-		 : strcmp(kind, "network") == 0 ? engine_network_list(v->e, label, &list, err)
-						: engine_volume_list(v->e, label, &list, err);
 
-	if (rc < 0)
+	if (svc_res_kind(kind)->list(v->e, label, &list, err) < 0)
 		return -1;
 	cJSON_ArrayForEach (o, list) {
 		const char *n = listed_name(kind, o);
 
 		if (!recorded(&v->s, kind, n))
 			result(v, "ledger-engine", n, SVC_VERIFY_FAIL,
-			       "%s carries label %s but the ledger has no row for it", kind, label);
+			       "%s carries label %s but the ledger has no row for it",
+			       svc_res_kind_name(kind), label);
 	}
 	return 0;
 }
@@ -114,11 +112,12 @@ static int check_ledger_engine(struct verify *v, struct te_err *err)
 	te_autofree char *label = xasprintf("io.taskenv.task=%s", v->s.task);
 	int present = 0, before = v->failed;
 
-	check_recorded(v, v->s.containers, "container", &present);
-	check_recorded(v, v->s.networks, "network", &present);
-	check_recorded(v, v->s.volumes, "volume", &present);
-	if (check_unrecorded(v, "container", label, err) < 0 ||
-	    check_unrecorded(v, "network", label, err) < 0 || check_unrecorded(v, "volume", label, err) < 0)
+	check_recorded(v, v->s.containers, SVC_RES_CONTAINER, &present);
+	check_recorded(v, v->s.networks, SVC_RES_NETWORK, &present);
+	check_recorded(v, v->s.volumes, SVC_RES_VOLUME, &present);
+	if (check_unrecorded(v, SVC_RES_CONTAINER, label, err) < 0 ||
+	    check_unrecorded(v, SVC_RES_NETWORK, label, err) < 0 ||
+	    check_unrecorded(v, SVC_RES_VOLUME, label, err) < 0)
 		return -1;
 	if (v->failed == before)
 		result(v, "ledger-engine", v->s.task, SVC_VERIFY_PASS,
@@ -156,9 +155,9 @@ static int collect_live(struct verify *v, struct te_err *err)
 		return -1;
 	cJSON_ArrayForEach (it, list) {
 		te_autojson cJSON *insp = NULL;
-		const char *n = listed_name("container", it);
+		const char *n = listed_name(SVC_RES_CONTAINER, it);
 
-		if (recorded(&v->s, "container", n))
+		if (recorded(&v->s, SVC_RES_CONTAINER, n))
 			continue;
 		if (engine_container_inspect(v->e, svc_json_str(it, "Id", NULL), &insp, err) < 0)
 			return -1;
@@ -411,7 +410,9 @@ static void check_egress(struct verify *v)
  * probe, and the line says so. */
 static bool cross_kind(const char *kind)
 {
-	return strcmp(kind, "postgres-schema") == 0 || strcmp(kind, "postgres-database") == 0;
+	enum svc_res_kind k = svc_res_kind_of(kind);
+
+	return k == SVC_RES_POSTGRES_SCHEMA || k == SVC_RES_POSTGRES_DATABASE;
 }
 
 /* URL with this task's own credentials probing every schema and database
@@ -474,8 +475,10 @@ static void check_credentials(struct verify *v, struct ledger *l)
 		struct te_err err = {0};
 		te_autojson cJSON *d = NULL;
 
-		if (strcmp(r->kind, "postgres-role") != 0) {
-			other += strncmp(r->kind, "rabbitmq-", 9) == 0 || strncmp(r->kind, "s3-", 3) == 0;
+		const struct svc_res_kind_ops *k = svc_res_kind_find(r->kind);
+
+		if (!k || k->kind != SVC_RES_POSTGRES_ROLE) {
+			other += k && k->driver && strcmp(k->driver, "postgres") != 0;
 			continue;
 		}
 		d = svc_driver_describe(l, v->s.task, r->kind, r->service, &err);

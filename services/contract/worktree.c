@@ -1,4 +1,5 @@
 #include "services/contract/worktree.h"
+#include "services/lifecycle/reskind.h"
 #include "services/model/compose.h"
 #include "services/contract/git.h"
 #include "engine/engine.h"
@@ -137,7 +138,7 @@ int svc_worktree_running(struct engine *e, struct ledger *l, const char *task, i
 	if (state_resource_list(l, task, false, &rows, &n, err) < 0)
 		return -1;
 	for (size_t i = 0; i < n; i++) {
-		if (strcmp(rows[i].kind, "container") != 0)
+		if (svc_res_kind_of(rows[i].kind) != SVC_RES_CONTAINER)
 			continue;
 		if (!e || is_running(e, rows[i].engine_id ? rows[i].engine_id : rows[i].name))
 			(*running)++;

@@ -1,4 +1,5 @@
 #include "services/lifecycle/gc.h"
+#include "services/lifecycle/reskind.h"
 #include "services/model/task.h"
 #include "services/lifecycle/pgtpl.h"
 #include "services/lifecycle/teardown.h"
@@ -117,34 +118,6 @@ static const char *label_of(const cJSON *obj, const char *key)
 	    cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItem(obj, "Labels"), key));
 }
 
-static const char *object_name(const char *kind, const cJSON *obj)
-{
-	const char *n;
-
-	if (strcmp(kind, "container") != 0)
-		return cJSON_GetStringValue(cJSON_GetObjectItem(obj, "Name"));
-	n = cJSON_GetStringValue(cJSON_GetArrayItem(cJSON_GetObjectItem(obj, "Names"), 0));
-	return n && *n == '/' ? n + 1 : n;
-}
-
-static int list_kind(struct gc *g, const char *kind, const char *label, cJSON **out, struct te_err *err)
-{
-	if (strcmp(kind, "container") == 0)
-		return engine_container_list(g->e, label, out, err);
-	if (strcmp(kind, "network") == 0)
-		return engine_network_list(g->e, label, out, err);
-	return engine_volume_list(g->e, label, out, err);
-}
-
-static int remove_kind(struct gc *g, const char *kind, const char *ref, struct te_err *err)
-{
-	if (strcmp(kind, "container") == 0)
-		return engine_container_remove(g->e, ref, true, err);
-	if (strcmp(kind, "network") == 0)
-		return engine_network_remove(g->e, ref, err);
-	return engine_volume_remove(g->e, ref, false, err);
-}
-
 /* Is the task of an orphan in use? Locked (an up or down runs) or its
  * owner runs. On 0 the caller holds *lock. */
 static int task_busy(struct gc *g, const char *task, int *lock, struct te_err *err)
@@ -169,12 +142,12 @@ static int task_busy(struct gc *g, const char *task, int *lock, struct te_err *e
 	return 0;
 }
 
-static int orphan_remove(struct gc *g, const char *kind, const cJSON *obj, struct te_err *err)
+static int orphan_remove(struct gc *g, const struct svc_res_kind_ops *k, const cJSON *obj, struct te_err *err)
 {
-	const char *name = object_name(kind, obj);
+	const char *kind = k->name;
+	const char *name = k->entry_name(obj);
 	const char *task = label_of(obj, "io.taskenv.task");
-	const char *id =
-	    cJSON_GetStringValue(cJSON_GetObjectItem(obj, strcmp(kind, "volume") ? "Id" : "Name"));
+	const char *id = cJSON_GetStringValue(cJSON_GetObjectItem(obj, k->entry_ref));
 	char what[sizeof(err->msg) + 16];
 	int lock = -1, rc;
 
@@ -191,7 +164,7 @@ static int orphan_remove(struct gc *g, const char *kind, const cJSON *obj, struc
 		g->res->orphans++;
 		if (g->opts->dry_run) {
 			step(g, kind, name, "orphan, would remove");
-		} else if (remove_kind(g, kind, id, err) < 0 && err->code != TE_E_NOTFOUND) {
+		} else if (k->remove(g->e, id, -1, err) < 0 && err->code != TE_E_NOTFOUND) {
 			g->res->remaining++;
 			snprintf(what, sizeof(what), "orphan, failed: %s", err->msg);
 			step(g, kind, name, what);
@@ -204,16 +177,16 @@ static int orphan_remove(struct gc *g, const char *kind, const cJSON *obj, struc
 	return rc < 0 ? -1 : 0;
 }
 
-static int gc_orphans(struct gc *g, const char *kind, struct te_err *err)
+static int gc_orphans(struct gc *g, const struct svc_res_kind_ops *k, struct te_err *err)
 {
 	te_autofree char *label = xasprintf("io.taskenv.ledger=%s", state_ledger_id(g->l));
 	te_autojson cJSON *list = NULL;
 	const cJSON *obj;
 
-	if (list_kind(g, kind, label, &list, err) < 0)
-		return te_err_prefix(err, "gc: list %ss: ", kind);
+	if (k->list(g->e, label, &list, err) < 0)
+		return te_err_prefix(err, "gc: list %ss: ", k->name);
 	cJSON_ArrayForEach (obj, list)
-		if (orphan_remove(g, kind, obj, err) < 0)
+		if (orphan_remove(g, k, obj, err) < 0)
 			return -1;
 	return 0;
 }
@@ -221,16 +194,17 @@ static int gc_orphans(struct gc *g, const char *kind, struct te_err *err)
 int svc_gc(struct engine *e, struct ledger *l, const struct svc_gc_opts *opts, struct svc_gc_result *res,
 	   struct te_err *err)
 {
-	static const char *const kinds[] = {"container", "network", "volume"};
 	struct gc g = {e, l, opts, res};
+	struct svc_tmpl_gc_result tr;
 
 	memset(res, 0, sizeof(*res));
 	if (gc_tasks(&g, err) < 0)
 		return -1;
-	struct svc_tmpl_gc_result tr;
-
-	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
-		if (gc_orphans(&g, kinds[i], err) < 0)
+	/* Orphans: engine objects labelled with this ledger that no row holds,
+	 * of each kind the engine lists by label, containers first (the table's
+	 * order): they hold the networks and volumes. */
+	for (int i = 0; i < SVC_RES_COUNT; i++)
+		if (svc_res_kind(i)->list && gc_orphans(&g, svc_res_kind(i), err) < 0)
 			return -1;
 	if (svc_tmpl_gc(l, opts->template_gc_age, opts->dry_run, opts->progress, opts->progress_ctx, &tr,
 			err) < 0)

@@ -1,4 +1,5 @@
 #include "services/lifecycle/ops.h"
+#include "services/lifecycle/reskind.h"
 #include "services/model/compose.h"
 #include "services/model/load.h"
 #include "services/model/plan.h"
@@ -45,7 +46,8 @@ static bool row_oneoff(const struct state_resource *r)
 
 static bool row_usable(const struct state_resource *r)
 {
-	return strcmp(r->kind, "container") == 0 && strcmp(r->state, STATE_CREATED) == 0 && r->engine_id;
+	return svc_res_kind_of(r->kind) == SVC_RES_CONTAINER && strcmp(r->state, STATE_CREATED) == 0 &&
+	       r->engine_id;
 }
 
 /* Every service named in SERVICES must have a container in ROWS. */
@@ -304,7 +306,8 @@ static int create_oneoff(struct run *r, struct te_err *err)
 	r->name = run_name(r->task, r->o->service, err);
 	if (!r->name)
 		return -1;
-	if (state_resource_intend(r->l, r->task, "container", r->name, r->o->service, &r->row, err) < 0 ||
+	if (state_resource_intend(r->l, r->task, svc_res_kind_name(SVC_RES_CONTAINER), r->name, r->o->service,
+				  &r->row, err) < 0 ||
 	    state_resource_set_detail(r->l, r->row, "{\"oneoff\":true}", err) < 0)
 		return -1;
 	te_fault_point("before-create", "container", r->name);

@@ -1,4 +1,5 @@
 #include "services/lifecycle/retain.h"
+#include "services/lifecycle/reskind.h"
 #include "engine/engine.h"
 #include "state/ledger.h"
 #include "state/owner.h"
@@ -45,7 +46,7 @@ int svc_retain_locked(struct engine *e, struct ledger *l, const char *task,
 	if (state_resource_list(l, task, false, &rows, &n, err) < 0)
 		return -1;
 	for (size_t i = n; i-- > 0;)
-		if (strcmp(rows[i].kind, "container") == 0)
+		if (svc_res_kind_of(rows[i].kind) == SVC_RES_CONTAINER)
 			stop_one(e, &rows[i], opts);
 	state_resources_free(rows, n);
 	return state_event_add(l, task, "retain", opts->reason, err);

@@ -24,53 +24,8 @@
 #define READY_TIMEOUT_S 120
 #define MAX_PORTS 2
 
-/* One shared server per driver. The admin URL is
- * SCHEME://USER:PASSWORD@127.0.0.1:<published ADMIN_PORT>PATH; PASSWORD is
- * the random secret SECRET of "_shared", or FIXED_PW for an image whose
- * credential cannot be chosen. */
-struct shared_row {
-	const char *driver;
-	const char *image;		  /* default image (the `image:` key overrides it) */
-	const char *ports[MAX_PORTS + 1]; /* published, NULL-terminated; [0] is what tasks use */
-	const char *admin_port;		  /* one of PORTS */
-	const char *secret;		  /* "_shared" secret with the admin password, or NULL */
-	const char *fixed_pw;		  /* when SECRET is NULL */
-	const char *user_env;		  /* "VAR" the image takes the admin user from, or NULL */
-	const char *pw_env;		  /* "VAR" the image takes the admin password from, or NULL */
-	const char *scheme, *user, *path;
-	bool amqp; /* PORTS[0] published is the driver's drv_spec.amqp_port */
-};
-
-static const struct shared_row rows[SVC_SHARED_MAX] = {
-    {.driver = "postgres",
-     .image = SVC_SHARED_PG_IMAGE,
-     .ports = {"5432", NULL},
-     .admin_port = "5432",
-     .secret = "postgres-admin",
-     .pw_env = "POSTGRES_PASSWORD",
-     .scheme = "postgresql",
-     .user = "postgres",
-     .path = "/postgres"},
-    {.driver = "rabbitmq",
-     .image = SVC_SHARED_RMQ_IMAGE,
-     .ports = {"5672", "15672", NULL},
-     .admin_port = "15672",
-     .secret = "rabbitmq-admin",
-     .user_env = "RABBITMQ_DEFAULT_USER",
-     .pw_env = "RABBITMQ_DEFAULT_PASS",
-     .scheme = "http",
-     .user = "taskenv_admin",
-     .path = "",
-     .amqp = true},
-    {.driver = "s3",
-     .image = SVC_SHARED_S3_IMAGE,
-     .ports = {"4568", NULL},
-     .admin_port = "4568",
-     .fixed_pw = "S3RVER",
-     .scheme = "http",
-     .user = "S3RVER",
-     .path = ""},
-};
+_Static_assert(sizeof(((struct drv_shared *)0)->ports) / sizeof(char *) == MAX_PORTS + 1,
+	       "drv_shared.ports holds MAX_PORTS ports and the NULL");
 
 void svc_shared_release(struct svc_shared *s)
 {
@@ -82,15 +37,15 @@ void svc_shared_release(struct svc_shared *s)
 
 int svc_shared_slot(const char *driver)
 {
-	for (int i = 0; i < SVC_SHARED_MAX; i++)
-		if (strcmp(rows[i].driver, driver) == 0)
-			return i;
+	for (size_t i = 0; driver && i < DRV_COUNT; i++)
+		if (drv_at(i)->shared && strcmp(drv_at(i)->name, driver) == 0)
+			return (int)i;
 	return -1;
 }
 
-static char *container_name(struct ledger *l, const struct shared_row *r)
+static char *container_name(struct ledger *l, const struct drv_ops *d)
 {
-	return xasprintf("taskenv-shared-%s-%.8s", r->driver, state_ledger_id(l));
+	return xasprintf("taskenv-shared-%s-%.8s", d->name, state_ledger_id(l));
 }
 
 static cJSON *labels(struct ledger *l, const char *what)
@@ -157,11 +112,11 @@ static int free_port(char *out, size_t n, int *fd, struct te_err *err)
 	return 0;
 }
 
-static int free_ports(const struct shared_row *r, char out[][16], struct te_err *err)
+static int free_ports(const struct drv_ops *d, char out[][16], struct te_err *err)
 {
 	int fds[MAX_PORTS] = {-1, -1}, rc = 0;
 
-	for (size_t i = 0; r->ports[i] && rc == 0; i++)
+	for (size_t i = 0; d->shared->ports[i] && rc == 0; i++)
 		rc = free_port(out[i], sizeof(out[i]), &fds[i], err);
 	for (size_t i = 0; i < MAX_PORTS; i++)
 		if (fds[i] >= 0)
@@ -178,13 +133,13 @@ static void add_env(cJSON *env, const char *var, const char *value)
 }
 
 /* Every port of R published on 127.0.0.1 at the fixed HOST[i]. */
-static void add_ports(cJSON *b, cJSON *hc, const struct shared_row *r, char host[][16])
+static void add_ports(cJSON *b, cJSON *hc, const struct drv_ops *d, char host[][16])
 {
 	cJSON *exp = cJSON_AddObjectToObject(b, "ExposedPorts");
 	cJSON *pbs = cJSON_AddObjectToObject(hc, "PortBindings");
 
-	for (size_t i = 0; r->ports[i]; i++) {
-		te_autofree char *key = xasprintf("%s/tcp", r->ports[i]);
+	for (size_t i = 0; d->shared->ports[i]; i++) {
+		te_autofree char *key = xasprintf("%s/tcp", d->shared->ports[i]);
 		cJSON *bind = cJSON_CreateObject();
 
 		cJSON_AddObjectToObject(exp, key);
@@ -194,7 +149,7 @@ static void add_ports(cJSON *b, cJSON *hc, const struct shared_row *r, char host
 	}
 }
 
-static cJSON *container_body(struct ledger *l, const struct shared_row *r, const char *image, const char *net,
+static cJSON *container_body(struct ledger *l, const struct drv_ops *d, const char *image, const char *net,
 			     const char *pw, char host[][16])
 {
 	cJSON *b = cJSON_CreateObject();
@@ -203,10 +158,10 @@ static cJSON *container_body(struct ledger *l, const struct shared_row *r, const
 	cJSON *sys = cJSON_AddObjectToObject(hc, "Sysctls");
 
 	cJSON_AddStringToObject(b, "Image", image);
-	add_env(env, r->user_env, r->user);
-	add_env(env, r->pw_env, pw);
-	cJSON_AddItemToObject(b, "Labels", labels(l, r->driver));
-	add_ports(b, hc, r, host);
+	add_env(env, d->shared->user_env, d->shared->user);
+	add_env(env, d->shared->password_env, pw);
+	cJSON_AddItemToObject(b, "Labels", labels(l, d->name));
+	add_ports(b, hc, d, host);
 	cJSON_AddStringToObject(hc, "NetworkMode", net);
 	/* A new network namespace starts with the host's forwarding
 	 * settings: never route between the task networks it joins. */
@@ -242,10 +197,10 @@ static int drop_network(struct engine *e, const char *made)
 }
 
 /* Create (or find, when a concurrent `up` won the race) and start it. */
-static int ensure_container(struct engine *e, struct ledger *l, const struct shared_row *r, const char *image,
+static int ensure_container(struct engine *e, struct ledger *l, const struct drv_ops *d, const char *image,
 			    const char *pw, cJSON **obj, bool *was_running, struct te_err *err)
 {
-	te_autofree char *name = container_name(l, r);
+	te_autofree char *name = container_name(l, d);
 	/* Docker keeps a container's published ports on the endpoint of the
 	 * network whose name sorts first; when a task network that sorts
 	 * earlier is connected, it moves them, and the proxy drops every open
@@ -259,11 +214,11 @@ static int ensure_container(struct engine *e, struct ledger *l, const struct sha
 
 	if (engine_container_inspect(e, name, obj, err) < 0) {
 		if (err->code != TE_E_NOTFOUND || ensure_network(e, l, net, &made, err) < 0 ||
-		    free_ports(r, ports, err) < 0)
+		    free_ports(d, ports, err) < 0)
 			return drop_network(e, made);
-		body = container_body(l, r, image, net, pw, ports);
+		body = container_body(l, d, image, net, pw, ports);
 		if (engine_container_create(e, name, body, &id, err) < 0 && err->code != TE_E_CONFLICT) {
-			te_err_prefix(err, "shared %s container '%s' (image %s): ", r->driver, name, image);
+			te_err_prefix(err, "shared %s container '%s' (image %s): ", d->name, name, image);
 			return drop_network(e, made);
 		}
 		if (inspect_settled(e, name, obj, err) < 0)
@@ -306,33 +261,34 @@ static int lock_shared(struct ledger *l, int *fd, struct te_err *err)
 }
 
 /* The admin password of R: fixed, or kept in the ledger's "_shared" secrets. */
-static char *admin_password(struct ledger *l, const struct shared_row *r, struct te_err *err)
+static char *admin_password(struct ledger *l, const struct drv_ops *d, struct te_err *err)
 {
 	te_autofree char *fresh = NULL;
 	char *pw = NULL;
 
-	if (!r->secret)
-		return xstrdup(r->fixed_pw);
+	if (!d->shared->secret)
+		return xstrdup(d->shared->fixed_password);
 	fresh = drv_random_password(err);
-	if (!fresh || state_secret_get_or_put(l, SHARED_TASK, r->secret, fresh, &pw, err) < 0)
+	if (!fresh || state_secret_get_or_put(l, SHARED_TASK, d->shared->secret, fresh, &pw, err) < 0)
 		return NULL;
 	return pw;
 }
 
-static int fill(const struct shared_row *r, const cJSON *obj, const char *pw, struct svc_shared *out,
+static int fill(const struct drv_ops *d, const cJSON *obj, const char *pw, struct svc_shared *out,
 		struct te_err *err)
 {
-	const char *admin = host_port(obj, r->admin_port);
-	const char *client = host_port(obj, r->ports[0]);
+	const char *admin = host_port(obj, d->shared->admin_port);
+	const char *client = host_port(obj, d->shared->ports[0]);
 
 	if (!admin || !client)
 		return te_err_set(err, TE_E_ENGINE, "shared %s container: a port of it is not published",
-				  r->driver);
+				  d->name);
 	out->container = xstrdup(cJSON_GetStringValue(cJSON_GetObjectItem(obj, "Id")));
-	out->admin_url = xasprintf("%s://%s:%s@127.0.0.1:%s%s", r->scheme, r->user, pw, admin, r->path);
-	out->port = r->ports[0];
+	out->admin_url = xasprintf("%s://%s:%s@127.0.0.1:%s%s", d->shared->scheme, d->shared->user, pw, admin,
+				   d->shared->path);
+	out->port = d->shared->ports[0];
 	out->client_port = xstrdup(client);
-	out->amqp_port = r->amqp ? out->client_port : NULL;
+	out->amqp_port = d->shared->amqp ? out->client_port : NULL;
 	return 0;
 }
 
@@ -340,7 +296,7 @@ static int fill(const struct shared_row *r, const cJSON *obj, const char *pw, st
  * container was made from: one container serves every task of the ledger,
  * and silently serving another image would hide the request. Podman may
  * report a short name with its "localhost/" or registry prefix. */
-static int same_image(const struct shared_row *r, const cJSON *obj, const char *image, struct te_err *err)
+static int same_image(const struct drv_ops *d, const cJSON *obj, const char *image, struct te_err *err)
 {
 	const char *have =
 	    cJSON_GetStringValue(cJSON_GetObjectItem(cJSON_GetObjectItem(obj, "Config"), "Image"));
@@ -355,31 +311,31 @@ static int same_image(const struct shared_row *r, const cJSON *obj, const char *
 	return te_err_set(err, TE_E_CONFLICT,
 			  "the shared %s container '%s' runs image %s, not %s: one container serves every "
 			  "task of this ledger; remove it (docker rm -f %s) or drop image:",
-			  r->driver, name ? name : "?", have, image, name ? name : "?");
+			  d->name, name ? name : "?", have, image, name ? name : "?");
 }
 
 int svc_shared_start(struct engine *e, struct ledger *l, const char *driver, const char *image,
 		     struct svc_shared *out, struct te_err *err)
 {
 	int slot = svc_shared_slot(driver);
-	const struct shared_row *r = slot >= 0 ? &rows[slot] : NULL;
+	const struct drv_ops *d = slot >= 0 ? drv_at((size_t)slot) : NULL;
 	te_autofree char *pw = NULL;
 	te_autojson cJSON *obj = NULL;
 	int fd = -1, rc;
 
-	if (!r)
+	if (!d)
 		return te_err_set(err, TE_E_USAGE, "driver '%s' has no shared server container", driver);
-	pw = admin_password(l, r, err);
+	pw = admin_password(l, d, err);
 	if (!pw || lock_shared(l, &fd, err) < 0) {
 		if (fd >= 0)
 			close(fd);
 		return -1;
 	}
-	rc = ensure_container(e, l, r, image ? image : r->image, pw, &obj, &out->was_running, err);
+	rc = ensure_container(e, l, d, image ? image : d->shared->image, pw, &obj, &out->was_running, err);
 	close(fd);
-	if (rc < 0 || same_image(r, obj, image, err) < 0 || fill(r, obj, pw, out, err) < 0)
+	if (rc < 0 || same_image(d, obj, image, err) < 0 || fill(d, obj, pw, out, err) < 0)
 		return -1;
-	out->driver = r->driver;
+	out->driver = d->name;
 	return 0;
 }
 
@@ -427,9 +383,12 @@ static int detach_one(struct engine *e, const char *name, const char *network, s
 
 int svc_shared_detach(struct engine *e, struct ledger *l, const char *network, struct te_err *err)
 {
-	for (size_t i = 0; i < SVC_SHARED_MAX; i++) {
-		te_autofree char *name = container_name(l, &rows[i]);
+	for (size_t i = 0; i < DRV_COUNT; i++) {
+		te_autofree char *name = NULL;
 
+		if (!drv_at(i)->shared)
+			continue;
+		name = container_name(l, drv_at(i));
 		if (detach_one(e, name, network, err) < 0)
 			return -1;
 	}

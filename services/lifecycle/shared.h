@@ -1,7 +1,7 @@
 /* Shared server containers: when a resource names no server, taskenv runs
- * one server container per driver, ledger and engine (services/shared.c
- * has one table row per driver: image, ports, admin credentials,
- * admin URL, readiness):
+ * one server container per driver, ledger and engine; what it is (image,
+ * ports, admin credentials, admin URL) is the driver's drv_ops.shared
+ * (drivers/driver.h), its readiness the driver's ready():
  *
  *   driver    container                            image                         ports
  *   postgres  taskenv-shared-postgres-<ledger[:8]>  taskenv-example/postgres:15   5432
@@ -50,12 +50,11 @@ struct te_err;
 struct engine;
 struct ledger;
 
-#define SVC_SHARED_PG_IMAGE "taskenv-example/postgres:15"
-#define SVC_SHARED_RMQ_IMAGE "taskenv-example/rabbitmq:3"
-#define SVC_SHARED_S3_IMAGE "taskenv-example/s3rver:3"
+#include "drivers/driver.h"
 
-/* Drivers with a shared server container (rows of the table). */
-#define SVC_SHARED_MAX 3
+/* Slots for the shared server containers of one `up`: one per driver
+ * (svc_shared_slot); those without drv_ops.shared stay empty. */
+#define SVC_SHARED_MAX DRV_COUNT
 
 struct svc_shared {
 	const char *driver; /* static */
@@ -68,8 +67,8 @@ struct svc_shared {
 };
 void svc_shared_release(struct svc_shared *s);
 
-/* The table row of DRIVER (0 .. SVC_SHARED_MAX-1), or -1 when DRIVER has
- * no shared server container. */
+/* The slot of DRIVER (0 .. SVC_SHARED_MAX-1: its index, drv_at), or -1
+ * when DRIVER has no shared server container (drv_ops.shared). */
 int svc_shared_slot(const char *driver);
 
 /* Make sure the shared container of DRIVER for ledger L runs on E (created

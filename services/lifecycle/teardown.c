@@ -1,11 +1,10 @@
 #include "services/lifecycle/teardown.h"
+#include "services/lifecycle/reskind.h"
 #include "services/model/plan.h"
 #include "services/lifecycle/drvrun.h"
-#include "services/lifecycle/shared.h"
 #include "state/secrets.h"
 #include "services/lifecycle/files.h"
 #include "services/model/task.h"
-#include "engine/build.h"
 #include "engine/engine.h"
 #include "state/ledger.h"
 #include "state/owner.h"
@@ -34,22 +33,6 @@ static void step(const struct down *d, const struct state_resource *r, const cha
 		d->opts->progress(d->opts->progress_ctx, r->kind, r->name, what);
 }
 
-static int inspect(struct down *d, const struct state_resource *r, cJSON **obj, struct te_err *err)
-{
-	const char *ref = r->engine_id ? r->engine_id : r->name;
-
-	if (strcmp(r->kind, "container") == 0)
-		return engine_container_inspect(d->e, ref, obj, err);
-	if (strcmp(r->kind, "network") == 0)
-		return engine_network_inspect(d->e, ref, obj, err);
-	if (strcmp(r->kind, "volume") == 0)
-		return engine_volume_inspect(d->e, r->name, obj, err);
-	/* By name: a rebuild moves the tag, and the tag is what we own. */
-	if (strcmp(r->kind, "image") == 0)
-		return engine_image_inspect(d->e, r->name, obj, err);
-	return te_err_set(err, TE_E_FAIL, "unknown resource kind '%s' for '%s'", r->kind, r->name);
-}
-
 /* Removed only when the ledger owns it (the row) and the object says so
  * too (its labels name this task and this ledger). */
 static bool labels_match(const struct down *d, const cJSON *obj)
@@ -57,33 +40,23 @@ static bool labels_match(const struct down *d, const cJSON *obj)
 	return svc_labels_match(obj, d->task, state_ledger_id(d->l));
 }
 
-static int remove_object(struct down *d, const struct state_resource *r, const char *id, struct te_err *err)
-{
-	if (strcmp(r->kind, "container") == 0) {
-		if (engine_container_stop(d->e, id, d->opts->stop_timeout, err) < 0 &&
-		    err->code != TE_E_NOTFOUND)
-			return -1;
-		return engine_container_remove(d->e, id, true, err);
-	}
-	if (strcmp(r->kind, "network") == 0) {
-		/* The shared server container is on it while the task exists. */
-		if (svc_shared_detach(d->e, d->l, r->name, err) < 0)
-			return -1;
-		return engine_network_remove(d->e, id, err);
-	}
-	if (strcmp(r->kind, "image") == 0)
-		return engine_image_remove(d->e, r->name, false, err);
-	return engine_volume_remove(d->e, r->name, false, err);
-}
-
-/* A network's subnet goes back to the pool with it. */
+/* Removed from the ledger, and what it held there goes back. */
 static int mark_removed(struct down *d, const struct state_resource *r, struct te_err *err)
 {
+	const struct svc_res_kind_ops *k = svc_res_kind_find(r->kind);
+
 	if (state_resource_set_state(d->l, r->id, STATE_REMOVED, err) < 0)
 		return -1;
-	if (strcmp(r->kind, "network") == 0)
-		return state_subnet_release_network(d->l, r->name, err);
-	return 0;
+	return k && k->after_remove ? k->after_remove(d->l, r->name, err) : 0;
+}
+
+/* Let go of what holds it, then remove it. */
+static int remove_object(struct down *d, const struct svc_res_kind_ops *k, const struct state_resource *r,
+			 const char *id, struct te_err *err)
+{
+	if (k->before_remove && k->before_remove(d->e, d->l, r->name, err) < 0)
+		return -1;
+	return k->remove(d->e, k->by_name ? r->name : id, d->opts->stop_timeout, err);
 }
 
 /* --rmi local: only images named "<task>-<service>" (no image: in the file). */
@@ -103,11 +76,12 @@ static bool rmi_wants(const struct down *d, const struct state_resource *r)
  * everything else is counted and recorded, and the caller goes on. */
 static int down_one(struct down *d, const struct state_resource *r, struct te_err *err)
 {
+	const struct svc_res_kind_ops *k = svc_res_kind_find(r->kind);
 	te_autojson cJSON *obj = NULL;
 	const char *id;
 	char what[sizeof(err->msg) + 16];
 
-	if (inspect(d, r, &obj, err) < 0) {
+	if (svc_res_inspect(d->e, r->kind, r->name, r->engine_id, &obj, err) < 0) {
 		if (err->code == TE_E_UNREACHABLE)
 			return -1;
 		if (err->code != TE_E_NOTFOUND)
@@ -121,12 +95,12 @@ static int down_one(struct down *d, const struct state_resource *r, struct te_er
 		step(d, r, "not ours, left alone");
 		return mark_removed(d, r, err);
 	}
-	if (strcmp(r->kind, "volume") == 0 && !d->opts->volumes) {
+	if (k->kind == SVC_RES_VOLUME && !d->opts->volumes) {
 		d->res->kept++;
 		step(d, r, "kept");
 		return 0;
 	}
-	if (strcmp(r->kind, "image") == 0 && !rmi_wants(d, r)) {
+	if (k->kind == SVC_RES_IMAGE && !rmi_wants(d, r)) {
 		d->res->kept_images++;
 		step(d, r, "kept");
 		return 0;
@@ -134,7 +108,7 @@ static int down_one(struct down *d, const struct state_resource *r, struct te_er
 	id = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(obj, "Id"));
 	if (state_resource_set_state(d->l, r->id, STATE_REMOVING, err) < 0)
 		return -1;
-	if (remove_object(d, r, id ? id : r->name, err) < 0 && err->code != TE_E_NOTFOUND) {
+	if (remove_object(d, k, r, id ? id : r->name, err) < 0 && err->code != TE_E_NOTFOUND) {
 		if (err->code == TE_E_UNREACHABLE)
 			return -1;
 		goto failed;
@@ -175,35 +149,28 @@ static int down_driver_row(struct down *d, const struct state_resource *r, struc
 	return state_resource_set_state(d->l, r->id, STATE_REMOVED, err);
 }
 
-static int down_drivers(struct down *d, struct te_err *err)
+/* Every row of TASK whose kind is removed at ORDER (svc_res_kind_ops.down_order),
+ * newest first: Compose stops dependants before their dependencies, and a
+ * schema or database goes before the role that owns it. */
+static int down_order(struct down *d, int order, struct te_err *err)
 {
 	struct state_resource *rows = NULL;
 	size_t n = 0;
+	bool drivers = false;
 	int rc = 0;
 
 	if (state_resource_list(d->l, d->task, false, &rows, &n, err) < 0)
 		return -1;
-	/* Newest first: a schema or database before the role that owns it. */
-	for (size_t i = n; i-- > 0 && rc == 0;)
-		if (drv_for_kind(rows[i].kind))
-			rc = down_driver_row(d, &rows[i], err);
-	drv_release_all();
-	state_resources_free(rows, n);
-	return rc;
-}
+	for (size_t i = n; i-- > 0 && rc == 0;) {
+		const struct svc_res_kind_ops *k = svc_res_kind_find(rows[i].kind);
 
-static int down_kind(struct down *d, const char *kind, struct te_err *err)
-{
-	struct state_resource *rows = NULL;
-	size_t n = 0;
-	int rc = 0;
-
-	if (state_resource_list(d->l, d->task, false, &rows, &n, err) < 0)
-		return -1;
-	/* Newest first, as Compose stops dependants before their dependencies. */
-	for (size_t i = n; i-- > 0 && rc == 0;)
-		if (strcmp(rows[i].kind, kind) == 0)
-			rc = down_one(d, &rows[i], err);
+		if (!k || k->down_order != order)
+			continue;
+		drivers |= k->driver != NULL;
+		rc = k->driver ? down_driver_row(d, &rows[i], err) : down_one(d, &rows[i], err);
+	}
+	if (drivers)
+		drv_release_all(); /* the admin sessions the drivers kept for the next row */
 	state_resources_free(rows, n);
 	return rc;
 }
@@ -264,8 +231,7 @@ int svc_down_locked(struct engine *e, struct ledger *l, const char *task, const 
 {
 	struct down d = {e, l, task, opts, res};
 	struct state_task t;
-	/* Containers before networks before volumes: each holds the next. */
-	static const char *const order[] = {"container", "network", "image", "volume"};
+	int last = 0;
 
 	memset(res, 0, sizeof(*res));
 	if (state_task_get(l, task, &t, err) < 0) {
@@ -275,13 +241,14 @@ int svc_down_locked(struct engine *e, struct ledger *l, const char *task, const 
 		return 0;
 	}
 	state_task_release(&t);
-	for (size_t i = 0; i < sizeof(order) / sizeof(order[0]); i++) {
-		if (down_kind(&d, order[i], err) < 0)
+	/* Containers, then the driver objects they use, networks, images,
+	 * volumes: each holds the next. */
+	for (int i = 0; i < SVC_RES_COUNT; i++)
+		if (svc_res_kind(i)->down_order > last)
+			last = svc_res_kind(i)->down_order;
+	for (int order = 0; order <= last; order++)
+		if (down_order(&d, order, err) < 0)
 			return -1;
-		/* Driver objects after the containers that use them. */
-		if (i == 0 && down_drivers(&d, err) < 0)
-			return -1;
-	}
 	state_event_add(l, task, "down", "down complete", err);
 	return finish(&d, err);
 }

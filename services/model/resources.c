@@ -132,6 +132,37 @@ static bool valid_port(const char *s)
 	return v >= 1 && v <= 65535;
 }
 
+/* The drivers that read KEY, for a message ("rabbitmq"). Owned. */
+static char *drivers_with_key(const char *key)
+{
+	te_autobuf struct te_buf b = TE_BUF_INIT(256);
+
+	for (size_t i = 0; i < DRV_COUNT; i++)
+		if (has_string((char *const *)drv_at(i)->keys, key))
+			te_buf_addf(&b, "%s%s", b.len ? ", " : "", drv_at(i)->name);
+	return te_buf_detach(&b);
+}
+
+/* A driver-specific key is set only for a driver that reads it
+ * (drv_ops.keys): one that would be ignored is refused. */
+static int res_check_keys(struct svc_yaml *y, const struct svc_resource *r, yaml_node_t *at, const char *path)
+{
+	const struct drv_ops *ops = drv_find(r->driver);
+	static const char *const names[] = {"isolation", "template", "amqp_port", "buckets"};
+	const bool set[] = {r->isolation, r->tmpl || r->build, r->amqp_port, r->buckets};
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		te_autofree char *who = NULL;
+
+		if (!set[i] || has_string((char *const *)ops->keys, names[i]))
+			continue;
+		who = drivers_with_key(names[i]);
+		return svc_yaml_err(y, at, "%s: %s is not a key of the %s driver (it is for: %s)", path,
+				    names[i], r->driver, who);
+	}
+	return 0;
+}
+
 /* amqp_port: the host-side AMQP port of a server: URL whose AMQP listener
  * is remapped (a RabbitMQ in a container); the shared server fills it in. */
 static int res_check_amqp_port(struct svc_yaml *y, const struct svc_resource *r, yaml_node_t *at,
@@ -139,8 +170,6 @@ static int res_check_amqp_port(struct svc_yaml *y, const struct svc_resource *r,
 {
 	if (!r->amqp_port)
 		return 0;
-	if (strcmp(r->driver, "rabbitmq") != 0)
-		return svc_yaml_err(y, at, "%s: amqp_port is for the rabbitmq driver", path);
 	if (!r->server)
 		return svc_yaml_err(y, at, "%s: amqp_port goes with server: (the shared server sets its own)",
 				    path);
@@ -157,7 +186,7 @@ static int res_check(struct svc_yaml *y, struct svc_resource *r, yaml_node_t *at
 	if (!drv_find(r->driver))
 		return svc_yaml_err(y, at, "%s: unknown driver '%s' (this build has: %s)", path, r->driver,
 				    drv_names());
-	if (res_check_amqp_port(y, r, at, path) < 0)
+	if (res_check_keys(y, r, at, path) < 0 || res_check_amqp_port(y, r, at, path) < 0)
 		return -1;
 	if (r->server && r->image)
 		return svc_yaml_err(
@@ -167,8 +196,8 @@ static int res_check(struct svc_yaml *y, struct svc_resource *r, yaml_node_t *at
 	if (r->isolation && strcmp(r->isolation, "schema") != 0 && strcmp(r->isolation, "database") != 0)
 		return svc_yaml_err(y, at, "%s: isolation must be 'schema' or 'database', not '%s'", path,
 				    r->isolation);
-	if (strcmp(r->driver, "s3") == 0 && (!r->buckets || !r->buckets[0]))
-		return svc_yaml_err(y, at, "%s: the s3 driver needs buckets: [name, ...]", path);
+	if (drv_find(r->driver)->buckets && (!r->buckets || !r->buckets[0]))
+		return svc_yaml_err(y, at, "%s: the %s driver needs buckets: [name, ...]", path, r->driver);
 	for (size_t i = 0; r->buckets && r->buckets[i]; i++)
 		if (has_string(r->buckets + i + 1, r->buckets[i]))
 			return svc_yaml_err(y, at, "%s: bucket '%s' is listed twice", path, r->buckets[i]);
@@ -179,8 +208,6 @@ static int res_check(struct svc_yaml *y, struct svc_resource *r, yaml_node_t *at
 					    path, r->buckets[i]);
 	if ((r->tmpl || r->build) && (!r->isolation || strcmp(r->isolation, "database") != 0))
 		return svc_yaml_err(y, at, "%s: template needs isolation: database", path);
-	if ((r->tmpl || r->build) && strcmp(r->driver, "postgres") != 0)
-		return svc_yaml_err(y, at, "%s: template is for the postgres driver", path);
 	return 0;
 }
 
@@ -226,19 +253,18 @@ static bool known_field(const struct svc_resource *r, const char *field)
 		return true;
 	if (has_string((char *const *)ops->fields, field))
 		return true;
-	return strcmp(r->driver, "s3") == 0 && strncmp(field, "bucket_", 7) == 0 &&
-	       has_string(r->buckets, field + 7);
+	return ops->buckets && strncmp(field, "bucket_", 7) == 0 && has_string(r->buckets, field + 7);
 }
 
 /* The fields of R's driver, for a message. Owned. */
 static char *field_list(const struct svc_resource *r)
 {
-	const char *const *f = drv_find(r->driver)->fields;
+	const struct drv_ops *ops = drv_find(r->driver);
 	te_autobuf struct te_buf b = TE_BUF_INIT(1024);
 
-	for (size_t i = 0; f[i]; i++)
-		te_buf_addf(&b, "%s%s", i ? ", " : "", f[i]);
-	if (strcmp(r->driver, "s3") == 0)
+	for (size_t i = 0; ops->fields[i]; i++)
+		te_buf_addf(&b, "%s%s", i ? ", " : "", ops->fields[i]);
+	if (ops->buckets)
 		te_buf_adds(&b, ", bucket_<name> for each of its buckets");
 	return te_buf_detach(&b);
 }

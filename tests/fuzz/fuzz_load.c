@@ -13,29 +13,14 @@
 #include "common/err.h"
 #include "common/mem.h"
 
+#include "tests/fuzz/harness.h"
+
 #include <cjson/cJSON.h>
-#include <dirent.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-static char *input_path(void)
-{
-	static char *path;
-	char tmpl[] = "/tmp/taskenv-fuzz-XXXXXX";
-
-	if (path)
-		return path;
-	if (!mkdtemp(tmpl))
-		abort();
-	path = xasprintf("%s/compose.yaml", tmpl);
-	return path;
-}
 
 static void exercise(struct svc_project *p)
 {
@@ -60,18 +45,10 @@ static void exercise(struct svc_project *p)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	char *path = input_path();
-	char *files[] = {path, NULL};
+	char *files[] = {(char *)fuzz_write_input("compose.yaml", data, size), NULL};
 	struct te_err err = {0};
-	struct svc_project *p;
-	FILE *f = fopen(path, "wb");
+	struct svc_project *p = svc_load(files, &err);
 
-	if (!f)
-		abort();
-	if (size && fwrite(data, 1, size, f) != size)
-		abort();
-	fclose(f);
-	p = svc_load(files, &err);
 	if (p) {
 		exercise(p);
 		svc_project_free(p);
@@ -80,31 +57,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 }
 
 #ifdef FUZZ_REPLAY
-static int replay_file(const char *path)
-{
-	FILE *f = fopen(path, "rb");
-	char *buf = NULL;
-	size_t len = 0, cap = 0, n;
-	char chunk[4096];
-
-	if (!f) {
-		perror(path);
-		return -1;
-	}
-	while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0) {
-		if (len + n > cap) {
-			cap = (len + n) * 2;
-			buf = xrealloc(buf, cap);
-		}
-		memcpy(buf + len, chunk, n);
-		len += n;
-	}
-	fclose(f);
-	LLVMFuzzerTestOneInput((const uint8_t *)buf, len);
-	free(buf);
-	return 0;
-}
-
 static bool yaml_name(const char *name)
 {
 	size_t n = strlen(name);
@@ -112,45 +64,8 @@ static bool yaml_name(const char *name)
 	return (n > 5 && strcmp(name + n - 5, ".yaml") == 0) || (n > 4 && strcmp(name + n - 4, ".yml") == 0);
 }
 
-static int replay(const char *path, int *count)
-{
-	struct stat st;
-	struct dirent **ents = NULL;
-	int n, rc = 0;
-
-	if (stat(path, &st) < 0) {
-		perror(path);
-		return -1;
-	}
-	if (!S_ISDIR(st.st_mode)) {
-		(*count)++;
-		return replay_file(path);
-	}
-	n = scandir(path, &ents, NULL, alphasort);
-	for (int i = 0; i < n; i++) {
-		char *child = xasprintf("%s/%s", path, ents[i]->d_name);
-		struct stat cs;
-
-		if (ents[i]->d_name[0] != '.' && stat(child, &cs) == 0 &&
-		    (S_ISDIR(cs.st_mode) || yaml_name(ents[i]->d_name)) && replay(child, count) < 0)
-			rc = -1;
-		free(child);
-		free(ents[i]);
-	}
-	free(ents);
-	return rc;
-}
-
 int main(int argc, char **argv)
 {
-	int count = 0, rc = 0;
-
-	for (int i = 1; i < argc; i++)
-		if (replay(argv[i], &count) < 0)
-			rc = 1;
-	printf("replayed %d inputs\n", count);
-	if (count == 0)
-		return 1;
-	return rc;
+	return fuzz_replay_main(argc, argv, yaml_name);
 }
 #endif

@@ -5,7 +5,9 @@
 TE_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 PASSED=0
 FAILED=0
+SKIPPED=0
 FAILED_NAMES=()
+SKIPPED_NAMES=()
 
 log() { printf '%s\n' "$*" >&2; }
 
@@ -55,7 +57,16 @@ assert_eq() { [ "$1" = "$2" ] || fail "expected '$2', got '$1' ${3:-}"; }
 assert_contains() { grep -qF -- "$2" <<<"$1" || fail "expected output to contain '$2'; got: $1"; }
 assert_not_contains() { ! grep -qF -- "$2" <<<"$1" || fail "expected output not to contain '$2'; got: $1"; }
 
-# run_test NAME: runs the function test_NAME in a subshell with errexit, counts it.
+# skip REASON: end the current test as skipped (not passed), saying why.
+# Only for a test that cannot run here by design, never to hide a failure;
+# call it in the test function itself, not inside $(...).
+skip() {
+	log "    SKIP: $*"
+	exit 77
+}
+
+# run_test NAME: runs the function test_NAME in a subshell with errexit and
+# counts it: passed (0), skipped (skip, 77) or failed (anything else).
 run_test() {
 	local name=$1 start rc
 	start=$(date +%s)
@@ -65,6 +76,10 @@ run_test() {
 	if [ $rc -eq 0 ]; then
 		PASSED=$((PASSED + 1))
 		log "    ok ($(($(date +%s) - start)) s)"
+	elif [ $rc -eq 77 ]; then
+		SKIPPED=$((SKIPPED + 1))
+		SKIPPED_NAMES+=("$name")
+		log "    skipped ($(($(date +%s) - start)) s)"
 	else
 		FAILED=$((FAILED + 1))
 		FAILED_NAMES+=("$name")
@@ -99,4 +114,23 @@ copy_example() {
 	d=$(mktemp -d "$WORK/proj.XXXX")
 	cp -a "$TE_ROOT/examples/$1/." "$d/"
 	echo "$d"
+}
+
+# The engine's log of container $1 (stdout and stderr), frame bytes dropped.
+container_log() {
+	curl -sS --unix-socket "$SOCK" "http://localhost/containers/$1/logs?stdout=1&stderr=1" | tr -d '\000-\010'
+}
+
+# Run taskenv expecting exit CODE; the combined output goes to $OUT.
+expect_exit() {
+	local code=$1 rc=0
+	shift
+	OUT=$("$@" 2>&1) || rc=$?
+	[ "$rc" = "$code" ] || fail "expected exit $code, got $rc from: $* -- output: $OUT"
+}
+
+# Nothing of TASK in the engine or the ledger.
+assert_no_trace() {
+	assert_eq "$(count_task_objects "$1")" "0" "(engine objects of $1)"
+	assert_eq "$(te ps --json | jq -r --arg t "$1" '[.[] | select(.task == $t)] | length')" "0" "(ledger row of $1)"
 }

@@ -63,10 +63,6 @@ volumes:
 YAML
 }
 
-container_log() {
-	curl -sS --unix-socket "$SOCK" "http://localhost/containers/$1/logs?stdout=1&stderr=1" | tr -d '\000-\010'
-}
-
 test_fixed_names_data_isolated() {
 	local dir pa pb
 	dir=$(mktemp -d "$WORK/proj.XXXX")

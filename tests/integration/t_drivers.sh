@@ -475,10 +475,7 @@ test_s3_unreachable_during_down() {
 test_drivers_valgrind() {
 	# The driver code does not depend on the engine, and valgrind is slow
 	# (~60 s): once per suite, on dockerd.
-	if [ "$ENGINE_KIND" != docker ]; then
-		log "    (driver paths are checked under valgrind on the docker run)"
-		return 0
-	fi
+	[ "$ENGINE_KIND" = docker ] || skip "driver paths are checked under valgrind on the docker run"
 	drv_servers rabbitmq
 	drv_servers s3
 	local dir verb log

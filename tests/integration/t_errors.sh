@@ -1,20 +1,6 @@
 # Issue 2: bad input gets a clear error and leaves nothing behind.
 # shellcheck shell=bash
 
-# Run taskenv expecting exit CODE; the combined output goes to $OUT.
-expect_exit() {
-	local code=$1 rc=0
-	shift
-	OUT=$("$@" 2>&1) || rc=$?
-	[ "$rc" = "$code" ] || fail "expected exit $code, got $rc from: $* -- output: $OUT"
-}
-
-# Nothing of TASK in the engine or the ledger.
-assert_no_trace() {
-	assert_eq "$(count_task_objects "$1")" "0" "(engine objects of $1)"
-	assert_eq "$(te ps --json | jq -r --arg t "$1" '[.[] | select(.task == $t)] | length')" "0" "(ledger row of $1)"
-}
-
 test_yaml_syntax_error() {
 	local dir
 	dir=$(mktemp -d "$WORK/proj.XXXX")

@@ -321,7 +321,7 @@ test_progress_tty() {
 test_install_man_completion() {
 	local build prefix out
 	build=$(dirname "$TASKENV")
-	[ -f "$build/CMakeCache.txt" ] || { log "    (skipped: $TASKENV is not in a CMake build dir)"; return 0; }
+	[ -f "$build/CMakeCache.txt" ] || skip "$TASKENV is not in a CMake build dir (nothing to install)"
 	prefix="$WORK/prefix"
 	cmake --install "$build" --prefix "$prefix" >/dev/null
 	for f in bin/taskenv share/man/man1/taskenv.1 share/bash-completion/completions/taskenv \

@@ -1,6 +1,6 @@
 /* Unit tests for engine/: socket discovery, and the Engine API client
- * against a fake engine (a thread answering canned HTTP/1.1 responses on a
- * UNIX socket and recording each request, as curl's tests do). The real
+ * against the fake engine of fake_engine.h (canned HTTP/1.1 answers on a
+ * UNIX socket, every request recorded, as curl's tests do). The real
  * dockerd and Podman are exercised by tests/integration. */
 #define TE_WITH_CJSON
 #include "common/buf.h"
@@ -8,6 +8,7 @@
 #include "common/err.h"
 #include "common/mem.h"
 #include "engine/engine.h"
+#include "tests/unit/fake_engine.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -176,277 +177,6 @@ static void test_resolve_none(void **state)
 	rm_rf(dir);
 }
 
-/* ---- the fake engine ---- */
-
-#define FAKE_MAX 32
-
-struct canned {
-	char *data; /* owned */
-	size_t len;
-	size_t split; /* >0: send this many bytes, pause, then the rest */
-};
-
-struct fake {
-	char *dir;
-	char *sock;
-	int lfd;
-	pthread_t thread;
-	pthread_mutex_t lock;
-	int stop;
-	struct canned resp[FAKE_MAX];
-	size_t nresp, next;
-	char *req[FAKE_MAX];  /* "METHOD PATH" */
-	char *body[FAKE_MAX]; /* request bodies */
-	size_t nreq;
-	int accepts;
-};
-
-static bool fake_stopping(struct fake *f)
-{
-	bool s;
-
-	pthread_mutex_lock(&f->lock);
-	s = f->stop;
-	pthread_mutex_unlock(&f->lock);
-	return s;
-}
-
-/* Wait for FD to be readable; false when the test is over. */
-static bool wait_readable(struct fake *f, int fd)
-{
-	struct pollfd p = {.fd = fd, .events = POLLIN};
-
-	while (!fake_stopping(f)) {
-		if (poll(&p, 1, 20) > 0)
-			return true;
-	}
-	return false;
-}
-
-static size_t content_length(const char *hdr)
-{
-	const char *p = strcasestr(hdr, "\r\ncontent-length:");
-
-	return p ? strtoul(p + 17, NULL, 10) : 0;
-}
-
-/* Read one request into BUF (headers + body). Returns its header length,
- * or 0 at EOF / shutdown. */
-static size_t read_request(struct fake *f, int fd, struct te_buf *buf)
-{
-	char chunk[4096];
-	char *end = NULL;
-
-	te_buf_reset(buf);
-	while (!end || buf->len < (size_t)(end - buf->data) + 4 + content_length(buf->data)) {
-		ssize_t n;
-
-		if (!wait_readable(f, fd))
-			return 0;
-		n = read(fd, chunk, sizeof(chunk));
-		if (n <= 0)
-			return 0;
-		assert_int_equal(te_buf_add(buf, chunk, (size_t)n), 0);
-		end = strstr(buf->data, "\r\n\r\n");
-	}
-	return (size_t)(end - buf->data) + 4;
-}
-
-static void record(struct fake *f, const struct te_buf *buf, size_t hdr_len)
-{
-	size_t line = strcspn(buf->data, "\r\n");
-	const char *sp = memrchr(buf->data, ' ', line); /* drop " HTTP/1.1" */
-
-	pthread_mutex_lock(&f->lock);
-	if (f->nreq < FAKE_MAX) {
-		f->req[f->nreq] = xstrndup(buf->data, sp ? (size_t)(sp - buf->data) : line);
-		f->body[f->nreq] = xstrndup(buf->data + hdr_len, buf->len - hdr_len);
-		f->nreq++;
-	}
-	pthread_mutex_unlock(&f->lock);
-}
-
-static void send_all(int fd, const char *p, size_t n)
-{
-	while (n) {
-		ssize_t w = send(fd, p, n, MSG_NOSIGNAL);
-
-		if (w <= 0)
-			return; /* the client gave up (e.g. over its cap) */
-		p += w;
-		n -= (size_t)w;
-	}
-}
-
-static bool respond(struct fake *f, int fd)
-{
-	static const char none_body[] = "{\"message\":\"fake engine: no canned response\"}";
-	char none[256];
-	struct canned c = {none, 0, 0};
-
-	c.len = (size_t)snprintf(none, sizeof(none), "HTTP/1.1 500 Fake\r\nContent-Length: %zu\r\n\r\n%s",
-				 sizeof(none_body) - 1, none_body);
-
-	pthread_mutex_lock(&f->lock);
-	if (f->next < f->nresp)
-		c = f->resp[f->next++];
-	pthread_mutex_unlock(&f->lock);
-	if (c.split) {
-		send_all(fd, c.data, c.split);
-		usleep(50 * 1000);
-	}
-	send_all(fd, c.data + c.split, c.len - c.split);
-	return strstr(c.data, "\r\nConnection: close\r\n") == NULL;
-}
-
-static void *fake_main(void *arg)
-{
-	struct fake *f = arg;
-	te_autobuf struct te_buf buf = TE_BUF_INIT(0);
-
-	while (wait_readable(f, f->lfd)) {
-		int fd = accept(f->lfd, NULL, NULL);
-		size_t hdr;
-
-		if (fd < 0)
-			continue;
-		pthread_mutex_lock(&f->lock);
-		f->accepts++;
-		pthread_mutex_unlock(&f->lock);
-		/* Serve requests on this connection until the client closes it
-		 * (keep-alive) or a response said "Connection: close". */
-		while ((hdr = read_request(f, fd, &buf)) > 0) {
-			record(f, &buf, hdr);
-			if (!respond(f, fd))
-				break;
-		}
-		close(fd);
-	}
-	return NULL;
-}
-
-/* Canned response: STATUS with BODY of LEN bytes and optional extra headers. */
-static void fake_add_bin(struct fake *f, int status, const char *headers, const char *body, size_t len)
-{
-	struct te_buf b = TE_BUF_INIT(0);
-
-	assert_true(f->nresp < FAKE_MAX);
-	te_buf_addf(&b, "HTTP/1.1 %d Fake\r\nContent-Length: %zu\r\n%s\r\n", status, len,
-		    headers ? headers : "");
-	te_buf_add(&b, body, len);
-	f->resp[f->nresp].len = b.len;
-	f->resp[f->nresp].data = te_buf_detach(&b);
-	f->nresp++;
-}
-
-static void fake_add(struct fake *f, int status, const char *body)
-{
-	fake_add_bin(f, status, "Content-Type: application/json\r\n", body, strlen(body));
-}
-
-static const char docker_version[] =
-    "{\"Platform\":{\"Name\":\"Docker Engine - Community\"},\"Components\":[{\"Name\":"
-    "\"Engine\",\"Version\":\"24.0.7\"}],\"Version\":\"24.0.7\",\"ApiVersion\":\"1.43\","
-    "\"MinAPIVersion\":\"1.12\"}";
-
-/* The two answers engine_open needs from an engine whose /_ping carries
- * no API-Version header (then /version decides). */
-static void fake_add_open(struct fake *f, const char *version_json)
-{
-	fake_add_bin(f, 200, "Content-Type: text/plain\r\n", "OK", 2);
-	fake_add(f, 200, version_json);
-}
-
-static struct fake *fake_new(void)
-{
-	struct fake *f = xcalloc(1, sizeof(*f));
-
-	f->dir = make_tmpdir();
-	f->sock = xasprintf("%s/engine.sock", f->dir);
-	pthread_mutex_init(&f->lock, NULL);
-	return f;
-}
-
-/* Start serving the responses queued so far. */
-static void fake_start(struct fake *f)
-{
-	f->lfd = bind_socket(f->sock, true);
-	assert_int_equal(pthread_create(&f->thread, NULL, fake_main, f), 0);
-}
-
-static void fake_free(struct fake *f)
-{
-	pthread_mutex_lock(&f->lock);
-	f->stop = 1;
-	pthread_mutex_unlock(&f->lock);
-	pthread_join(f->thread, NULL);
-	close(f->lfd);
-	for (size_t i = 0; i < f->nresp; i++)
-		free(f->resp[i].data);
-	for (size_t i = 0; i < f->nreq; i++) {
-		free(f->req[i]);
-		free(f->body[i]);
-	}
-	pthread_mutex_destroy(&f->lock);
-	rm_rf(f->dir);
-	free(f->dir);
-	free(f->sock);
-	free(f);
-}
-
-/* Request I as "METHOD PATH" (copied under the lock). */
-static char *fake_req(struct fake *f, size_t i)
-{
-	char *r = NULL;
-
-	pthread_mutex_lock(&f->lock);
-	if (i < f->nreq)
-		r = xstrdup(f->req[i]);
-	pthread_mutex_unlock(&f->lock);
-	return r ? r : xstrdup("(no request)");
-}
-
-static void assert_req(struct fake *f, size_t i, const char *want)
-{
-	te_autofree char *r = fake_req(f, i);
-
-	assert_string_equal(r, want);
-}
-
-static size_t fake_nreq(struct fake *f)
-{
-	size_t n;
-
-	pthread_mutex_lock(&f->lock);
-	n = f->nreq;
-	pthread_mutex_unlock(&f->lock);
-	return n;
-}
-
-static int fake_accepts(struct fake *f)
-{
-	int n;
-
-	pthread_mutex_lock(&f->lock);
-	n = f->accepts;
-	pthread_mutex_unlock(&f->lock);
-	return n;
-}
-
-/* A fake with engine_open's two answers queued plus whatever the test
- * queues before fake_start, and an engine opened on it. */
-static struct engine *open_on(struct fake *f)
-{
-	struct te_err err = {0};
-	struct engine *e;
-
-	fake_start(f);
-	e = engine_open(f->sock, &err);
-	if (!e)
-		fail_msg("engine_open: %s", err.msg);
-	return e;
-}
-
 /* ---- engine_open ---- */
 
 struct open_case {
@@ -459,7 +189,7 @@ struct open_case {
 static void test_open_negotiates(void **state)
 {
 	static const struct open_case cases[] = {
-	    {docker_version, "1.41", "docker", "24.0.7"},
+	    {fake_engine_docker_version, "1.41", "docker", "24.0.7"},
 	    {"{\"Version\":\"20.10.24\",\"ApiVersion\":\"1.40\"}", "1.40", "docker", "20.10.24"},
 	    {"{\"Version\":\"1.0\",\"ApiVersion\":\"1.9\"}", "1.9", "docker", "1.0"},
 	    {"{\"Version\":\"9\",\"ApiVersion\":\"2.0\"}", "1.41", "docker", "9"},
@@ -471,20 +201,20 @@ static void test_open_negotiates(void **state)
 	};
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		struct fake *f = fake_new();
+		struct fake_engine *f = fake_engine_new();
 		struct engine *e;
 
-		fake_add_open(f, cases[i].version_json);
-		e = open_on(f);
+		fake_engine_queue_open(f, cases[i].version_json);
+		e = fake_engine_open(f);
 		assert_string_equal(engine_api_version(e), cases[i].api);
 		assert_string_equal(engine_flavor(e), cases[i].flavor);
 		assert_string_equal(engine_version(e), cases[i].version);
-		assert_string_equal(engine_socket(e), f->sock);
-		assert_req(f, 0, "GET /_ping");
-		assert_req(f, 1, "GET /version");
-		assert_int_equal(fake_accepts(f), 1); /* one kept-alive connection */
+		assert_string_equal(engine_socket(e), fake_engine_socket(f));
+		fake_engine_assert_req(f, 0, "GET /_ping");
+		fake_engine_assert_req(f, 1, "GET /version");
+		assert_int_equal(fake_engine_accepts(f), 1); /* one kept-alive connection */
 		engine_free(e);
-		fake_free(f);
+		fake_engine_free(f);
 	}
 }
 
@@ -508,18 +238,18 @@ static void test_open_failures(void **state)
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		const struct open_fail_case *c = &cases[i];
-		struct fake *f = fake_new();
+		struct fake_engine *f = fake_engine_new();
 		struct te_err err = {0};
 
 		if (c->ping_status == 200)
-			fake_add_open(f, c->version_json);
+			fake_engine_queue_open(f, c->version_json);
 		else
-			fake_add(f, c->ping_status, "{\"message\":\"daemon is shutting down\"}");
-		fake_start(f);
-		assert_null(engine_open(f->sock, &err));
+			fake_engine_queue(f, c->ping_status, "{\"message\":\"daemon is shutting down\"}");
+		fake_engine_start(f);
+		assert_null(engine_open(fake_engine_socket(f), &err));
 		assert_int_equal(err.code, c->code);
 		assert_non_null(strstr(err.msg, c->want));
-		fake_free(f);
+		fake_engine_free(f);
 	}
 }
 
@@ -549,7 +279,7 @@ static void test_open_from_ping(void **state)
 	    {"API-Version: 1.40\r\nLIBPOD-API-VERSION: 2.2.1\r\n", NULL, false, "1.40", "podman"},
 	    {"API-Version: 1.9\r\n", NULL, false, "1.9", "docker"},
 	    /* Newer than ours: only /version tells whether it still accepts ours. */
-	    {"API-Version: 1.44\r\n", docker_version, true, "1.41", "docker"},
+	    {"API-Version: 1.44\r\n", fake_engine_docker_version, true, "1.41", "docker"},
 	    {"API-Version: 1.45\r\nLibpod-API-Version: 5.0.0\r\n", "{\"ApiVersion\":\"1.45\"}", true, "1.41",
 	     "podman"},
 	    {"API-Version: junk\r\n", "{\"ApiVersion\":\"1.40\"}", true, "1.40", "docker"},
@@ -559,67 +289,68 @@ static void test_open_from_ping(void **state)
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		const struct ping_case *c = &cases[i];
-		struct fake *f = fake_new();
+		struct fake_engine *f = fake_engine_new();
 		struct engine *e;
 
-		fake_add_bin(f, 200, c->headers, "OK", 2);
+		fake_engine_queue_raw(f, 200, c->headers, "OK", 2);
 		if (c->version_json)
-			fake_add(f, 200, c->version_json);
-		e = open_on(f);
+			fake_engine_queue(f, 200, c->version_json);
+		e = fake_engine_open(f);
 		assert_string_equal(engine_api_version(e), c->api);
 		assert_string_equal(engine_flavor(e), c->flavor);
-		assert_req(f, 0, "GET /_ping");
-		assert_int_equal(fake_nreq(f), c->asks_version ? 2 : 1);
+		fake_engine_assert_req(f, 0, "GET /_ping");
+		assert_int_equal(fake_engine_nreq(f), c->asks_version ? 2 : 1);
 		if (c->asks_version)
-			assert_req(f, 1, "GET /version");
+			fake_engine_assert_req(f, 1, "GET /version");
 		engine_free(e);
-		fake_free(f);
+		fake_engine_free(f);
 	}
 }
 
 /* engine_version asks GET /version once, on first use. */
 static void test_version_lazy(void **state)
 {
-	struct fake *f = fake_new();
+	struct fake_engine *f = fake_engine_new();
 	struct engine *e;
 
-	fake_add_bin(f, 200, DOCKERD_PING, "OK", 2);
-	fake_add(f, 200, docker_version);
-	e = open_on(f);
-	assert_int_equal(fake_nreq(f), 1);
+	fake_engine_queue_raw(f, 200, DOCKERD_PING, "OK", 2);
+	fake_engine_queue(f, 200, fake_engine_docker_version);
+	e = fake_engine_open(f);
+	assert_int_equal(fake_engine_nreq(f), 1);
 	assert_string_equal(engine_version(e), "24.0.7");
 	assert_string_equal(engine_version(e), "24.0.7");
-	assert_int_equal(fake_nreq(f), 2);
-	assert_req(f, 1, "GET /version");
+	assert_int_equal(fake_engine_nreq(f), 2);
+	fake_engine_assert_req(f, 1, "GET /version");
 	engine_free(e);
-	fake_free(f);
+	fake_engine_free(f);
 
 	/* A failing /version (the fake answers 500) gives "unknown". */
-	f = fake_new();
-	fake_add_bin(f, 200, PODMAN_PING, "OK", 2);
-	e = open_on(f);
+	f = fake_engine_new();
+	fake_engine_queue_raw(f, 200, PODMAN_PING, "OK", 2);
+	e = fake_engine_open(f);
 	assert_string_equal(engine_version(e), "unknown");
 	assert_string_equal(engine_flavor(e), "podman");
 	engine_free(e);
-	fake_free(f);
+	fake_engine_free(f);
 }
 
 /* An engine newer than us whose minimum is above what we speak is refused
  * at open, as when /version alone decided. */
 static void test_open_ping_min_api(void **state)
 {
-	struct fake *f = fake_new();
+	struct fake_engine *f = fake_engine_new();
 	struct te_err err = {0};
 
-	fake_add_bin(f, 200, "API-Version: 1.52\r\nServer: Docker/29.0.0 (linux)\r\n", "OK", 2);
-	fake_add(f, 200, "{\"Version\":\"29.0.0\",\"ApiVersion\":\"1.52\",\"MinAPIVersion\":\"1.44\"}");
-	fake_start(f);
-	assert_null(engine_open(f->sock, &err));
+	fake_engine_queue_raw(f, 200, "API-Version: 1.52\r\nServer: Docker/29.0.0 (linux)\r\n", "OK", 2);
+	fake_engine_queue(f, 200,
+			  "{\"Version\":\"29.0.0\",\"ApiVersion\":\"1.52\",\"MinAPIVersion\":\"1.44\"}");
+	fake_engine_start(f);
+	assert_null(engine_open(fake_engine_socket(f), &err));
 	assert_int_equal(err.code, TE_E_ENGINE);
 	assert_non_null(strstr(err.msg, "requires API 1.44"));
 	assert_non_null(strstr(err.msg, "DOCKER_MIN_API_VERSION"));
-	assert_req(f, 1, "GET /version");
-	fake_free(f);
+	fake_engine_assert_req(f, 1, "GET /version");
+	fake_engine_free(f);
 }
 
 static void test_unreachable(void **state)
@@ -712,20 +443,20 @@ static void test_http_errors(void **state)
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		const struct http_error_case *c = &cases[i];
-		struct fake *f = fake_new();
+		struct fake_engine *f = fake_engine_new();
 		struct te_err err = {0};
 		struct engine *e;
 
-		fake_add_open(f, docker_version);
-		fake_add(f, c->status, c->body);
-		e = open_on(f);
+		fake_engine_queue_open(f, fake_engine_docker_version);
+		fake_engine_queue(f, c->status, c->body);
+		e = fake_engine_open(f);
 		assert_int_equal(c->call(e, &err), -1);
 		assert_int_equal(err.code, c->code);
 		assert_int_equal(err.http_status, c->status);
 		assert_string_equal(err.msg, c->msg);
-		assert_req(f, 2, c->req);
+		fake_engine_assert_req(f, 2, c->req);
 		engine_free(e);
-		fake_free(f);
+		fake_engine_free(f);
 	}
 }
 
@@ -733,49 +464,49 @@ static void test_http_errors(void **state)
 
 static void test_create_sends_body(void **state)
 {
-	struct fake *f = fake_new();
+	struct fake_engine *f = fake_engine_new();
 	te_autojson cJSON *cfg = cJSON_Parse("{\"Image\":\"alpine\",\"Cmd\":[\"true\"]}");
 	te_autojson cJSON *sent = NULL;
+	te_autofree char *body = NULL;
 	te_autofree char *id = NULL;
 	struct te_err err = {0};
 	struct engine *e;
 
-	fake_add_open(f, docker_version);
-	fake_add(f, 201, "{\"Id\":\"abc123\",\"Warnings\":[]}");
-	fake_add(f, 201, "{\"Id\":\"net9\",\"Warning\":\"\"}");
-	e = open_on(f);
+	fake_engine_queue_open(f, fake_engine_docker_version);
+	fake_engine_queue(f, 201, "{\"Id\":\"abc123\",\"Warnings\":[]}");
+	fake_engine_queue(f, 201, "{\"Id\":\"net9\",\"Warning\":\"\"}");
+	e = fake_engine_open(f);
 	assert_int_equal(engine_container_create(e, "t1-app-1", cfg, &id, &err), 0);
 	assert_string_equal(id, "abc123");
 	free(id);
 	id = NULL;
 	assert_int_equal(engine_network_create(e, cfg, &id, &err), 0);
 	assert_string_equal(id, "net9");
-	assert_req(f, 2, "POST /v1.41/containers/create?name=t1-app-1");
-	assert_req(f, 3, "POST /v1.41/networks/create");
-	pthread_mutex_lock(&f->lock);
-	sent = cJSON_Parse(f->body[2]);
-	pthread_mutex_unlock(&f->lock);
+	fake_engine_assert_req(f, 2, "POST /v1.41/containers/create?name=t1-app-1");
+	fake_engine_assert_req(f, 3, "POST /v1.41/networks/create");
+	body = fake_engine_body(f, 2);
+	sent = cJSON_Parse(body);
 	assert_true(cJSON_Compare(sent, cfg, true));
 	engine_free(e);
-	fake_free(f);
+	fake_engine_free(f);
 }
 
 static void test_quirks_succeed(void **state)
 {
-	struct fake *f = fake_new();
+	struct fake_engine *f = fake_engine_new();
 	struct te_err err = {0};
 	struct engine *e;
 	long status = 0;
 
-	fake_add_open(f, docker_version);
-	fake_add_bin(f, 304, NULL, "", 0);				 /* start: running */
-	fake_add_bin(f, 304, NULL, "", 0);				 /* stop: stopped */
-	fake_add(f, 200, "{\"Id\":\"x\",\"Warnings\":null}");		 /* podman DELETE */
-	fake_add_bin(f, 204, NULL, "", 0);				 /* container remove */
-	fake_add_bin(f, 204, NULL, "", 0);				 /* volume remove */
-	fake_add(f, 201, "{\"Name\":\"t1_data\",\"Driver\":\"local\"}"); /* volume create */
-	fake_add_bin(f, 204, NULL, "", 0);				 /* engine_call */
-	e = open_on(f);
+	fake_engine_queue_open(f, fake_engine_docker_version);
+	fake_engine_queue_raw(f, 304, NULL, "", 0);				  /* start: running */
+	fake_engine_queue_raw(f, 304, NULL, "", 0);				  /* stop: stopped */
+	fake_engine_queue(f, 200, "{\"Id\":\"x\",\"Warnings\":null}");		  /* podman DELETE */
+	fake_engine_queue_raw(f, 204, NULL, "", 0);				  /* container remove */
+	fake_engine_queue_raw(f, 204, NULL, "", 0);				  /* volume remove */
+	fake_engine_queue(f, 201, "{\"Name\":\"t1_data\",\"Driver\":\"local\"}"); /* volume create */
+	fake_engine_queue_raw(f, 204, NULL, "", 0);				  /* engine_call */
+	e = fake_engine_open(f);
 	assert_int_equal(engine_container_start(e, "c1", &err), 0);
 	assert_int_equal(engine_container_stop(e, "c1", 10, &err), 0);
 	assert_int_equal(engine_network_remove(e, "t1_default", &err), 0);
@@ -784,37 +515,37 @@ static void test_quirks_succeed(void **state)
 	assert_int_equal(engine_volume_create(e, NULL, &err), 0);
 	assert_int_equal(engine_call(e, "POST", "/containers/c1/kill", NULL, &status, NULL, &err), 0);
 	assert_int_equal(status, 204);
-	assert_req(f, 2, "POST /v1.41/containers/c1/start");
-	assert_req(f, 3, "POST /v1.41/containers/c1/stop?t=10");
-	assert_req(f, 4, "DELETE /v1.41/networks/t1_default");
-	assert_req(f, 5, "DELETE /v1.41/containers/c1?v=1&force=1");
-	assert_req(f, 6, "DELETE /v1.41/volumes/t1_data?force=0");
-	assert_req(f, 7, "POST /v1.41/volumes/create");
-	assert_req(f, 8, "POST /v1.41/containers/c1/kill");
-	assert_int_equal(fake_accepts(f), 1);
+	fake_engine_assert_req(f, 2, "POST /v1.41/containers/c1/start");
+	fake_engine_assert_req(f, 3, "POST /v1.41/containers/c1/stop?t=10");
+	fake_engine_assert_req(f, 4, "DELETE /v1.41/networks/t1_default");
+	fake_engine_assert_req(f, 5, "DELETE /v1.41/containers/c1?v=1&force=1");
+	fake_engine_assert_req(f, 6, "DELETE /v1.41/volumes/t1_data?force=0");
+	fake_engine_assert_req(f, 7, "POST /v1.41/volumes/create");
+	fake_engine_assert_req(f, 8, "POST /v1.41/containers/c1/kill");
+	assert_int_equal(fake_engine_accepts(f), 1);
 	engine_free(e);
-	fake_free(f);
+	fake_engine_free(f);
 }
 
 static void test_connection_close(void **state)
 {
-	struct fake *f = fake_new();
+	struct fake_engine *f = fake_engine_new();
 	te_autojson cJSON *j = NULL;
 	struct te_err err = {0};
 	struct engine *e;
 
-	fake_add_open(f, docker_version);
-	fake_add_bin(f, 200, "Connection: close\r\n", "{\"Id\":\"c1\"}", 11);
-	fake_add(f, 200, "{\"Id\":\"c1\"}");
-	e = open_on(f);
+	fake_engine_queue_open(f, fake_engine_docker_version);
+	fake_engine_queue_raw(f, 200, "Connection: close\r\n", "{\"Id\":\"c1\"}", 11);
+	fake_engine_queue(f, 200, "{\"Id\":\"c1\"}");
+	e = fake_engine_open(f);
 	assert_int_equal(engine_container_inspect(e, "c1", &j, &err), 0);
 	cJSON_Delete(j);
 	j = NULL;
 	assert_int_equal(engine_container_inspect(e, "c1", &j, &err), 0);
 	assert_string_equal(cJSON_GetObjectItem(j, "Id")->valuestring, "c1");
-	assert_int_equal(fake_accepts(f), 2); /* reconnected after the close */
+	assert_int_equal(fake_engine_accepts(f), 2); /* reconnected after the close */
 	engine_free(e);
-	fake_free(f);
+	fake_engine_free(f);
 }
 
 /* ---- filters, escaping, lists ---- */
@@ -823,19 +554,19 @@ static void test_connection_close(void **state)
 
 static void test_filters(void **state)
 {
-	struct fake *f = fake_new();
+	struct fake_engine *f = fake_engine_new();
 	te_autojson cJSON *a = NULL, *b = NULL, *c = NULL, *d = NULL, *v = NULL;
 	te_autofree char *esc = NULL;
 	struct te_err err = {0};
 	struct engine *e;
 
-	fake_add_open(f, docker_version);
-	fake_add(f, 200, "[{\"Id\":\"c1\"}]");
-	fake_add(f, 200, "[]");
-	fake_add(f, 200, "[{\"Name\":\"t1_default\"}]");
-	fake_add(f, 200, "{\"Volumes\":null,\"Warnings\":null}");
-	fake_add(f, 200, "{\"Volumes\":[{\"Name\":\"t1_data\"}],\"Warnings\":[]}");
-	e = open_on(f);
+	fake_engine_queue_open(f, fake_engine_docker_version);
+	fake_engine_queue(f, 200, "[{\"Id\":\"c1\"}]");
+	fake_engine_queue(f, 200, "[]");
+	fake_engine_queue(f, 200, "[{\"Name\":\"t1_default\"}]");
+	fake_engine_queue(f, 200, "{\"Volumes\":null,\"Warnings\":null}");
+	fake_engine_queue(f, 200, "{\"Volumes\":[{\"Name\":\"t1_data\"}],\"Warnings\":[]}");
+	e = fake_engine_open(f);
 	assert_int_equal(engine_container_list(e, "io.taskenv.task=t1", &a, &err), 0);
 	assert_int_equal(cJSON_GetArraySize(a), 1);
 	assert_int_equal(engine_container_list(e, NULL, &b, &err), 0);
@@ -846,28 +577,28 @@ static void test_filters(void **state)
 	assert_int_equal(engine_volume_list(e, NULL, &v, &err), 0);
 	assert_int_equal(cJSON_GetArraySize(v), 1);
 	assert_string_equal(cJSON_GetArrayItem(v, 0)->child->valuestring, "t1_data");
-	assert_req(f, 2, "GET /v1.41/containers/json?all=1&" LABEL_Q);
-	assert_req(f, 3, "GET /v1.41/containers/json?all=1");
-	assert_req(f, 4, "GET /v1.41/networks?" LABEL_Q);
-	assert_req(f, 5, "GET /v1.41/volumes?" LABEL_Q);
-	assert_req(f, 6, "GET /v1.41/volumes");
+	fake_engine_assert_req(f, 2, "GET /v1.41/containers/json?all=1&" LABEL_Q);
+	fake_engine_assert_req(f, 3, "GET /v1.41/containers/json?all=1");
+	fake_engine_assert_req(f, 4, "GET /v1.41/networks?" LABEL_Q);
+	fake_engine_assert_req(f, 5, "GET /v1.41/volumes?" LABEL_Q);
+	fake_engine_assert_req(f, 6, "GET /v1.41/volumes");
 	esc = engine_escape(e, "a b/c:d&e=f");
 	assert_string_equal(esc, "a%20b%2Fc%3Ad%26e%3Df");
 	engine_free(e);
-	fake_free(f);
+	fake_engine_free(f);
 }
 
 static void test_wrong_shape(void **state)
 {
-	struct fake *f = fake_new();
+	struct fake_engine *f = fake_engine_new();
 	te_autojson cJSON *j = NULL;
 	struct te_err err = {0};
 	struct engine *e;
 
-	fake_add_open(f, docker_version);
-	fake_add(f, 200, "{\"not\":\"an array\"}");
-	fake_add(f, 200, "[1, 2");
-	e = open_on(f);
+	fake_engine_queue_open(f, fake_engine_docker_version);
+	fake_engine_queue(f, 200, "{\"not\":\"an array\"}");
+	fake_engine_queue(f, 200, "[1, 2");
+	e = fake_engine_open(f);
 	assert_int_equal(engine_container_list(e, NULL, &j, &err), -1);
 	assert_null(j);
 	assert_int_equal(err.code, TE_E_FAIL);
@@ -876,12 +607,12 @@ static void test_wrong_shape(void **state)
 	assert_int_equal(err.code, TE_E_FAIL);
 	assert_non_null(strstr(err.msg, "malformed JSON"));
 	engine_free(e);
-	fake_free(f);
+	fake_engine_free(f);
 }
 
 static void test_response_cap(void **state)
 {
-	struct fake *f = fake_new();
+	struct fake_engine *f = fake_engine_new();
 	te_autojson cJSON *j = NULL;
 	char big[1001];
 	struct te_err err = {0};
@@ -891,10 +622,10 @@ static void test_response_cap(void **state)
 	big[0] = '[';
 	big[sizeof(big) - 2] = ']';
 	big[sizeof(big) - 1] = '\0';
-	fake_add_open(f, docker_version);
-	fake_add(f, 200, big);
-	fake_add(f, 200, big);
-	e = open_on(f);
+	fake_engine_queue_open(f, fake_engine_docker_version);
+	fake_engine_queue(f, 200, big);
+	fake_engine_queue(f, 200, big);
+	e = fake_engine_open(f);
 	engine_set_response_cap(e, 64);
 	assert_int_equal(engine_container_list(e, NULL, &j, &err), -1);
 	assert_null(j);
@@ -904,7 +635,7 @@ static void test_response_cap(void **state)
 	assert_int_equal(engine_container_list(e, NULL, &j, &err), 0);
 	assert_int_equal(cJSON_GetArraySize(j), 0);
 	engine_free(e);
-	fake_free(f);
+	fake_engine_free(f);
 }
 
 /* ---- pull ---- */
@@ -930,23 +661,23 @@ static void test_pull_refs(void **state)
 	    "{\"status\":\"Pulling from library/alpine\",\"id\":\"3.19\"}\r\n"
 	    "{\"status\":\"Downloading\",\"progressDetail\":{\"current\":1,\"total\":2}}\r\n"
 	    "{\"status\":\"Status: Downloaded newer image for alpine:3.19\"}\r\n";
-	struct fake *f = fake_new();
+	struct fake_engine *f = fake_engine_new();
 	struct te_err err = {0};
 	struct engine *e;
 	size_t n = sizeof(cases) / sizeof(cases[0]);
 
-	fake_add_open(f, docker_version);
+	fake_engine_queue_open(f, fake_engine_docker_version);
 	for (size_t i = 0; i < n; i++)
-		fake_add(f, 200, stream);
-	e = open_on(f);
+		fake_engine_queue(f, 200, stream);
+	e = fake_engine_open(f);
 	for (size_t i = 0; i < n; i++) {
 		te_autofree char *want = xasprintf("POST /v1.41/images/create?%s", cases[i].req);
 
 		assert_int_equal(engine_image_pull(e, cases[i].image, &err), 0);
-		assert_req(f, 2 + i, want);
+		fake_engine_assert_req(f, 2 + i, want);
 	}
 	engine_free(e);
-	fake_free(f);
+	fake_engine_free(f);
 }
 
 struct pull_fail_case {
@@ -981,25 +712,22 @@ static void test_pull_failures(void **state)
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		const struct pull_fail_case *c = &cases[i];
-		struct fake *f = fake_new();
+		struct fake_engine *f = fake_engine_new();
 		struct te_err err = {0};
 		struct engine *e;
-		size_t hdr;
 
-		fake_add_open(f, docker_version);
-		fake_add(f, c->status, c->body);
-		if (c->split) {
-			hdr = (size_t)(strstr(f->resp[2].data, "\r\n\r\n") - f->resp[2].data) + 4;
-			f->resp[2].split = hdr + c->split;
-		}
-		e = open_on(f);
+		fake_engine_queue_open(f, fake_engine_docker_version);
+		fake_engine_queue(f, c->status, c->body);
+		if (c->split)
+			fake_engine_split_last(f, c->split);
+		e = fake_engine_open(f);
 		assert_int_equal(engine_image_pull(e, "alpine:3.99", &err), -1);
 		assert_int_equal(err.code, c->code);
 		assert_int_equal(err.http_status, c->status);
 		assert_string_equal(err.msg, c->msg);
-		assert_req(f, 2, "POST /v1.41/images/create?fromImage=alpine&tag=3.99");
+		fake_engine_assert_req(f, 2, "POST /v1.41/images/create?fromImage=alpine&tag=3.99");
 		engine_free(e);
-		fake_free(f);
+		fake_engine_free(f);
 	}
 }
 
@@ -1009,18 +737,18 @@ static void test_logs(void **state)
 {
 	static const char framed[] = "\x01\0\0\0\0\0\0\x06hello\n"
 				     "\x02\0\0\0\0\0\0\x05oops\n";
-	struct fake *f = fake_new();
+	struct fake_engine *f = fake_engine_new();
 	te_autobuf struct te_buf out = TE_BUF_INIT(0);
 	te_autobuf struct te_buf small = TE_BUF_INIT(8);
 	struct te_err err = {0};
 	struct engine *e;
 
-	fake_add_open(f, docker_version);
-	fake_add_bin(f, 200, NULL, framed, sizeof(framed) - 1);
-	fake_add_bin(f, 200, NULL, "plain tty text\r\n", 16);
-	fake_add_bin(f, 200, NULL, framed, sizeof(framed) - 1);
-	fake_add_bin(f, 200, NULL, framed, 12); /* truncated mid-frame */
-	e = open_on(f);
+	fake_engine_queue_open(f, fake_engine_docker_version);
+	fake_engine_queue_raw(f, 200, NULL, framed, sizeof(framed) - 1);
+	fake_engine_queue_raw(f, 200, NULL, "plain tty text\r\n", 16);
+	fake_engine_queue_raw(f, 200, NULL, framed, sizeof(framed) - 1);
+	fake_engine_queue_raw(f, 200, NULL, framed, 12); /* truncated mid-frame */
+	e = fake_engine_open(f);
 	assert_int_equal(engine_container_logs(e, "c1", 100, &out, &err), 0);
 	assert_string_equal(out.data, "hello\noops\n");
 	te_buf_reset(&out);
@@ -1032,10 +760,10 @@ static void test_logs(void **state)
 	te_buf_reset(&out);
 	assert_int_equal(engine_container_logs(e, "c1", 5, &out, &err), 0);
 	assert_string_equal(out.data, "hell");
-	assert_req(f, 2, "GET /v1.41/containers/c1/logs?stdout=1&stderr=1&tail=100");
-	assert_req(f, 3, "GET /v1.41/containers/c1/logs?stdout=1&stderr=1&tail=all");
+	fake_engine_assert_req(f, 2, "GET /v1.41/containers/c1/logs?stdout=1&stderr=1&tail=100");
+	fake_engine_assert_req(f, 3, "GET /v1.41/containers/c1/logs?stdout=1&stderr=1&tail=all");
 	engine_free(e);
-	fake_free(f);
+	fake_engine_free(f);
 }
 
 /* ---- trace ---- */
@@ -1059,17 +787,17 @@ static void record_trace(void *ctx, const char *method, const char *path, long s
  * nothing printed by the library. */
 static void test_trace(void **state)
 {
-	struct fake *f = fake_new();
+	struct fake_engine *f = fake_engine_new();
 	te_autojson cJSON *j = NULL;
 	te_autojson cJSON *k = NULL;
 	struct te_err err = {0};
 	struct traced t = {0};
 	struct engine *e;
 
-	fake_add_open(f, docker_version);
-	fake_add(f, 200, "[]");
-	fake_add(f, 200, "[]");
-	e = open_on(f);
+	fake_engine_queue_open(f, fake_engine_docker_version);
+	fake_engine_queue(f, 200, "[]");
+	fake_engine_queue(f, 200, "[]");
+	e = fake_engine_open(f);
 	engine_set_trace(e, record_trace, &t);
 	assert_int_equal(engine_container_list(e, NULL, &j, &err), 0);
 	assert_int_equal(t.calls, 1);
@@ -1078,7 +806,7 @@ static void test_trace(void **state)
 	assert_int_equal(engine_container_list(e, NULL, &k, &err), 0);
 	assert_int_equal(t.calls, 1);
 	engine_free(e);
-	fake_free(f);
+	fake_engine_free(f);
 }
 
 int main(void)

@@ -19,9 +19,9 @@
 #include "common/err.h"
 #include "common/mem.h"
 #include "state/ledger.h"
-#include "state/ledger_int.h"
 #include "state/owner.h"
 #include "state/subnets.h"
+#include "state/sqlite.h" /* the handle, to write PRAGMA user_version */
 
 struct fx {
 	char *dir;  /* the mkdtemp directory, removed in teardown */
@@ -110,7 +110,7 @@ static void test_open_creates_private_wal_db(void **state)
 	assert_int_equal(strspn(id, "0123456789abcdef"), 16);
 	mode = raw_text(f->path, "PRAGMA journal_mode");
 	assert_string_equal(mode, "wal");
-	assert_int_equal(raw_int(f->path, "PRAGMA user_version"), LEDGER_SCHEMA_VERSION);
+	assert_int_equal(raw_int(f->path, "PRAGMA user_version"), state_schema_version());
 	state_close(l);
 }
 
@@ -163,7 +163,7 @@ static void test_reopen_keeps_id(void **state)
 	assert_string_equal(state_ledger_id(l), id);
 	state_close(l);
 	assert_int_equal(raw_int(f->path, "SELECT count(*) FROM meta"), 1);
-	assert_int_equal(raw_int(f->path, "PRAGMA user_version"), LEDGER_SCHEMA_VERSION);
+	assert_int_equal(raw_int(f->path, "PRAGMA user_version"), state_schema_version());
 }
 
 static void test_newer_schema_refused(void **state)
@@ -173,7 +173,7 @@ static void test_newer_schema_refused(void **state)
 	struct te_err err = {0};
 	char sql[64];
 
-	snprintf(sql, sizeof(sql), "PRAGMA user_version = %d", LEDGER_SCHEMA_VERSION + 1);
+	snprintf(sql, sizeof(sql), "PRAGMA user_version = %d", state_schema_version() + 1);
 	assert_int_equal(sqlite3_exec(l->db, sql, NULL, NULL, NULL), SQLITE_OK);
 	state_close(l);
 	assert_null(state_open(f->path, &err));
@@ -486,7 +486,7 @@ static void concurrent_round(const char *path)
 	for (int i = 0; i < NCHILD; i++)
 		assert_memory_equal(buf + 17 * i, state_ledger_id(l), 16);
 	state_close(l);
-	assert_int_equal(raw_int(path, "PRAGMA user_version"), LEDGER_SCHEMA_VERSION);
+	assert_int_equal(raw_int(path, "PRAGMA user_version"), state_schema_version());
 }
 
 static void test_concurrent_fresh_open(void **state)

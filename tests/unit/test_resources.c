@@ -135,7 +135,14 @@ static const struct err_case err_cases[] = {
     {"    q: {driver: rabbitmq, server: u, amqp_port: \"70000\"}\n", NULL,
      "3:5: x-taskenv.resources.q: amqp_port must be a port number (1-65535), not '70000'"},
     {"    q: {driver: s3, server: u, buckets: [a], amqp_port: \"1\"}\n", NULL,
-     "3:5: x-taskenv.resources.q: amqp_port is for the rabbitmq driver"},
+     "3:5: x-taskenv.resources.q: amqp_port is not a key of the s3 driver (it is for: rabbitmq)"},
+    /* A driver-specific key another driver would ignore is refused (drv_ops.keys). */
+    {"    q: {driver: rabbitmq, server: u, isolation: database}\n", NULL,
+     "3:5: x-taskenv.resources.q: isolation is not a key of the rabbitmq driver (it is for: postgres)"},
+    {"    db: {driver: postgres, server: u, buckets: [a]}\n", NULL,
+     "3:5: x-taskenv.resources.db: buckets is not a key of the postgres driver (it is for: s3)"},
+    {"    up: {driver: s3, server: u, buckets: [a], template: t}\n", NULL,
+     "3:5: x-taskenv.resources.up: template is not a key of the s3 driver (it is for: postgres)"},
     {"    db: {driver: postgres, server: \"${NOPE_UNSET}\"}\n", NULL,
      "3:5: x-taskenv.resources.db: server is empty: is the variable it names set?"},
     {"    db: {driver: postgres, server: u, isolation: table}\n", NULL,
@@ -182,8 +189,8 @@ static const struct err_case err_cases[] = {
      "directory"},
     {"    db: {driver: postgres, server: u, isolation: database, template: {migrate: {service: nope}}}\n",
      NULL, "3:60: x-taskenv.resources.db.template.migrate: no service 'nope'"},
-    {"    q: {driver: rabbitmq, server: u, isolation: database, template: t}\n", NULL,
-     "3:5: x-taskenv.resources.q: template is for the postgres driver"},
+    {"    q: {driver: rabbitmq, server: u, template: {migrate: {service: app}}}\n", NULL,
+     "3:5: x-taskenv.resources.q: template is not a key of the rabbitmq driver (it is for: postgres)"},
 };
 
 static void test_resources_errors(void **state)

@@ -1,9 +1,10 @@
-/* Internals shared by state/ledger.c and state/ports.c: the handle, and
- * helpers that prepare, bind and step statements and turn sqlite result
- * codes into a te_err (TE_E_STATE "ledger 'PATH': <sqlite3_errmsg>").
- * Not part of the public API; tests may include it for the schema version. */
-#ifndef TASKENV_STATE_LEDGER_INT_H
-#define TASKENV_STATE_LEDGER_INT_H
+/* The ledger's handle and the sqlite helpers every file of state/ builds
+ * on: open a connection, prepare, bind and step statements, collect rows,
+ * transactions, and sqlite result codes turned into a te_err (TE_E_STATE
+ * "ledger 'PATH': <sqlite3_errmsg>"). Internal to state/: only the files
+ * of state/ and their unit tests include it; everything else uses ledger.h. */
+#ifndef TASKENV_STATE_SQLITE_H
+#define TASKENV_STATE_SQLITE_H
 
 #include <stddef.h>
 
@@ -11,8 +12,8 @@
 
 struct te_err;
 
-/* PRAGMA user_version after all migrations in ledger.c have run. */
-#define LEDGER_SCHEMA_VERSION 6
+/* How long a statement waits for another process's lock (ms). */
+#define LEDGER_BUSY_TIMEOUT_MS 10000
 
 struct ledger {
 	sqlite3 *db; /* owned */
@@ -38,6 +39,10 @@ struct ledger_arg {
 	}
 #define LEDGER_NARGS(a) (sizeof(a) / sizeof((a)[0]))
 
+/* Open l->path (created if missing) in WAL mode with the busy timeout,
+ * foreign keys on and synchronous=NORMAL; l->db owned by L. */
+int ledger_connect(struct ledger *l, struct te_err *err);
+
 /* TE_E_STATE with the connection's last sqlite message. Returns -1. */
 int ledger_fail(struct ledger *l, struct te_err *err);
 
@@ -50,8 +55,9 @@ int ledger_step(struct ledger *l, sqlite3_stmt *st, struct te_err *err);
  * sqlite3_changes() for a write. */
 int ledger_run(struct ledger *l, const char *sql, const struct ledger_arg *args, size_t n, int *changes,
 	       struct te_err *err);
+/* sqlite3_exec of SQL (no parameters, no rows wanted). */
+int ledger_exec(struct ledger *l, const char *sql, struct te_err *err);
 
-/* BEGIN IMMEDIATE (waits up to the busy timeout for the write lock). */
 /* Fill one array element from the current row. */
 typedef void (*ledger_row_fn)(sqlite3_stmt *st, void *elem);
 /* Release the first N elements of an array and the array. */
@@ -64,6 +70,7 @@ typedef void (*ledger_free_fn)(void *v, size_t n);
 int ledger_collect(struct ledger *l, sqlite3_stmt *st, size_t elem_size, ledger_row_fn from_row,
 		   ledger_free_fn free_rows, void **out, size_t *n, struct te_err *err);
 
+/* BEGIN IMMEDIATE (waits up to the busy timeout for the write lock). */
 int ledger_begin(struct ledger *l, struct te_err *err);
 /* COMMIT; on failure rolls back and sets err. */
 int ledger_commit(struct ledger *l, struct te_err *err);
@@ -72,18 +79,6 @@ void ledger_rollback(struct ledger *l);
 
 /* Owned copy of a text column; NULL for SQL NULL. */
 char *ledger_col_text(sqlite3_stmt *st, int col);
-
-/* Append the event "VERB (l->verb) changed resource #ID (its task and
- * "KIND NAME") with OUTCOME" inside the caller's transaction (events.c). */
-int ledger_event_resource(struct ledger *l, long long id, const char *outcome, struct te_err *err);
-/* Append an event for TASK (no resource row), e.g. task or port changes. */
-int ledger_event(struct ledger *l, const char *task, const char *resource, const char *outcome,
-		 const char *message, struct te_err *err);
-
-/* ledger_collect adapters for resource rows selected as "id, task, kind,
- * name, engine_id, service, state, detail, created, updated". */
-void ledger_resource_row(sqlite3_stmt *st, void *elem);
-void ledger_resources_free(void *v, size_t n);
 
 /* Current time in unix seconds. */
 long long ledger_now(void);

@@ -1,0 +1,359 @@
+/* `up` and `down` (services/lifecycle) against the fake engine, for the
+ * error paths a real engine does not produce on demand: a create refused
+ * with 500 or 409, the connection dropped mid-answer, a removal refused.
+ * Each checks the error, the engine requests sent (and the ones that must
+ * not be), and the ledger rows the protocol says are left: the intended row
+ * of what may exist, `down` finding it by name and removing it only when
+ * its labels say it is ours, a failed removal left pending for the next
+ * `down`. The real paths are tests/integration's. */
+#define TE_WITH_CJSON
+#include "common/cleanup.h"
+#include "common/err.h"
+#include "common/mem.h"
+#include "engine/engine.h"
+#include "services/lifecycle/apply.h"
+#include "services/lifecycle/teardown.h"
+#include "services/model/compose.h"
+#include "services/model/load.h"
+#include "state/ledger.h"
+#include "tests/unit/fake_engine.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#define TASK "t1"
+#define CONTAINER TASK "-web-1"
+#define NETWORK TASK "_default"
+
+struct fx {
+	char *dir;
+	struct fake_engine *f;
+	struct engine *e;
+	struct ledger *l;
+	struct svc_project *p;
+};
+
+static int setup(void **state)
+{
+	struct fx *x = xcalloc(1, sizeof(*x));
+	te_autofree char *compose = NULL;
+	te_autofree char *db = NULL;
+	char *files[2] = {NULL, NULL};
+	struct te_err err = {0};
+	FILE *fp;
+
+	x->dir = xstrdup("/tmp/te-life-XXXXXX");
+	assert_non_null(mkdtemp(x->dir));
+	compose = xasprintf("%s/compose.yaml", x->dir);
+	fp = fopen(compose, "w");
+	assert_non_null(fp);
+	fputs("services:\n  web:\n    image: busybox:1\n", fp);
+	fclose(fp);
+	files[0] = compose;
+	x->p = svc_load(files, &err);
+	if (!x->p)
+		fail_msg("load: %s", err.msg);
+	db = xasprintf("%s/state.db", x->dir);
+	x->l = state_open(db, &err);
+	if (!x->l)
+		fail_msg("ledger: %s", err.msg);
+	x->f = fake_engine_new();
+	fake_engine_route_docker_ping(x->f);
+	*state = x;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct fx *x = *state;
+	te_autofree char *cmd = xasprintf("rm -rf '%s'", x->dir);
+
+	engine_free(x->e);
+	fake_engine_free(x->f);
+	state_close(x->l);
+	svc_project_free(x->p);
+	assert_int_equal(system(cmd), 0);
+	free(x->dir);
+	free(x);
+	return 0;
+}
+
+/* Labels of an object: ours (this task, this ledger) or another task's. */
+static char *labelled(struct fx *x, const char *id, const char *task, bool config)
+{
+	return xasprintf("{\"Id\":\"%s\",%s\"Labels\":{\"io.taskenv.task\":\"%s\","
+			 "\"io.taskenv.ledger\":\"%s\"}%s,\"State\":{\"Running\":false}}",
+			 id, config ? "\"Config\":{" : "", task, state_ledger_id(x->l), config ? "}" : "");
+}
+
+/* The engine as `up` finds it: the image present, nothing of the task yet,
+ * the network created; the container create answers as the test says. */
+static void route_up(struct fx *x)
+{
+	fake_engine_route(x->f, "GET", "/images/busybox:1/json", 200, "{\"Id\":\"sha256:b0\"}");
+	fake_engine_route(x->f, "GET", "/networks/" NETWORK, 404, "{\"message\":\"network not found\"}");
+	fake_engine_route(x->f, "POST", "/networks/create", 201, "{\"Id\":\"net1\",\"Warning\":\"\"}");
+	fake_engine_route(x->f, "GET", "/containers/" CONTAINER "/json", 404,
+			  "{\"message\":\"No such container: " CONTAINER "\"}");
+}
+
+/* 204 with no body, as the engine answers a stop or a DELETE. */
+static void route_204(struct fx *x, const char *method, const char *path_glob)
+{
+	fake_engine_route_raw(x->f, method, path_glob, 204, NULL, "", 0);
+}
+
+/* The engine as `down` finds it after `up`: the container at
+ * /containers/REF/json answers CONTAINER_JSON (404 when NULL: it never
+ * was), our network net1, no shared server containers; stops succeed. The
+ * test adds how each DELETE is answered. */
+static void route_down(struct fx *x, const char *ref, const char *container_json)
+{
+	te_autofree char *path = xasprintf("/containers/%s/json", ref);
+	te_autofree char *net = labelled(x, "net1", TASK, false);
+
+	fake_engine_routes_clear(x->f);
+	fake_engine_route_docker_ping(x->f);
+	fake_engine_route(x->f, "GET", path, container_json ? 200 : 404,
+			  container_json ? container_json : "{\"message\":\"no such container\"}");
+	fake_engine_route(x->f, "GET", "/containers/taskenv-shared-*", 404,
+			  "{\"message\":\"no such container\"}");
+	route_204(x, "POST", "/containers/*/stop*");
+	fake_engine_route(x->f, "GET", "/networks/net1", 200, net);
+}
+
+static int up(struct fx *x, struct te_err *err)
+{
+	struct svc_up_opts o = {.port_lo = 20000, .port_hi = 29999, .wait_timeout_s = 5};
+	struct te_err perr = {0};
+
+	assert_int_equal(state_subnet_pool_parse("10.251.0.0/16", 0, &o.pool, &perr), 0);
+	if (!x->e)
+		x->e = fake_engine_open(x->f);
+	return svc_up(x->e, x->l, x->p, TASK, &o, err);
+}
+
+static int down(struct fx *x, struct svc_down_result *res, struct te_err *err)
+{
+	struct svc_down_opts o = {.stop_timeout = 1};
+
+	return svc_down(x->e, x->l, TASK, &o, res, err);
+}
+
+/* The task's rows: KIND NAME STATE [engine id], one per line. Owned. */
+static char *rows(struct fx *x)
+{
+	struct state_resource *r = NULL;
+	struct te_err err = {0};
+	size_t n = 0;
+	char *s = xstrdup("");
+
+	assert_int_equal(state_resource_list(x->l, TASK, true, &r, &n, &err), 0);
+	for (size_t i = 0; i < n; i++) {
+		char *next = xasprintf("%s%s %s %s %s\n", s, r[i].kind, r[i].name, r[i].state,
+				       r[i].engine_id ? r[i].engine_id : "-");
+
+		free(s);
+		s = next;
+	}
+	state_resources_free(r, n);
+	return s;
+}
+
+static void assert_status(struct fx *x, const char *want)
+{
+	struct state_task t;
+	struct te_err err = {0};
+
+	assert_int_equal(state_task_get(x->l, TASK, &t, &err), 0);
+	assert_string_equal(t.status, want);
+	state_task_release(&t);
+}
+
+static void assert_task_gone(struct fx *x)
+{
+	struct state_task t;
+	struct te_err err = {0};
+
+	assert_int_equal(state_task_get(x->l, TASK, &t, &err), -1);
+	assert_int_equal(err.code, TE_E_NOTFOUND);
+}
+
+/* A failed create leaves what the ledger says: the network created (its
+ * id), the container intended (no id), the task partial. */
+static void assert_after_failed_up(struct fx *x)
+{
+	te_autofree char *r = rows(x);
+
+	assert_string_equal(r, "network " NETWORK " created net1\n"
+			       "container " CONTAINER " intended -\n");
+	assert_status(x, "partial");
+	assert_int_equal(fake_engine_count(x->f, "POST", "/containers/create?name=" CONTAINER), 1);
+	assert_int_equal(fake_engine_count(x->f, "POST", "/containers/*/start"), 0);
+}
+
+/* 500 on create: nothing was made; down finds no container by the intended
+ * name, removes the network, forgets the task. */
+static void test_create_500(void **state)
+{
+	struct fx *x = *state;
+	struct svc_down_result res;
+	struct te_err err = {0};
+
+	route_up(x);
+	fake_engine_route(x->f, "POST", "/containers/create*", 500,
+			  "{\"message\":\"failed to create shim task: boom\"}");
+	assert_int_equal(up(x, &err), -1);
+	assert_int_equal(err.code, TE_E_ENGINE);
+	assert_string_equal(err.msg, "service 'web': create container '" CONTAINER
+				     "': failed to create shim task: boom");
+	assert_after_failed_up(x);
+
+	route_down(x, CONTAINER, NULL);
+	route_204(x, "DELETE", "/networks/net1");
+	assert_int_equal(down(x, &res, &err), 0);
+	assert_int_equal(res.gone, 1);
+	assert_int_equal(res.removed, 1);
+	assert_int_equal(fake_engine_count(x->f, "DELETE", "/containers/*"), 0);
+	assert_int_equal(fake_engine_count(x->f, "DELETE", "/networks/net1"), 1);
+	assert_task_gone(x);
+}
+
+/* 409 on create: another client took the name between our inspect and our
+ * create. The container is not ours: down leaves it alone (no stop, no
+ * DELETE) and forgets the row. */
+static void test_create_409_not_ours(void **state)
+{
+	struct fx *x = *state;
+	struct svc_down_result res;
+	struct te_err err = {0};
+	te_autofree char *theirs = NULL;
+
+	route_up(x);
+	fake_engine_route(x->f, "POST", "/containers/create*", 409,
+			  "{\"message\":\"Conflict. The container name \\\"/" CONTAINER
+			  "\\\" is already in use\"}");
+	assert_int_equal(up(x, &err), -1);
+	assert_int_equal(err.code, TE_E_CONFLICT);
+	assert_non_null(strstr(err.msg, "service 'web': create container '" CONTAINER "': Conflict."));
+	assert_after_failed_up(x);
+
+	theirs = labelled(x, "c-other", "someone-else", true);
+	route_down(x, CONTAINER, theirs);
+	route_204(x, "DELETE", "/networks/net1");
+	assert_int_equal(down(x, &res, &err), 0);
+	assert_int_equal(res.refused, 1);
+	assert_int_equal(res.removed, 1);
+	assert_int_equal(fake_engine_count(x->f, "POST", "/containers/*/stop*"), 0);
+	assert_int_equal(fake_engine_count(x->f, "DELETE", "/containers/*"), 0);
+	assert_task_gone(x);
+}
+
+/* The engine went away mid-answer to the create: it may have made the
+ * container. The intended row names it; down finds it by that name, sees
+ * our labels, stops and removes it. */
+static void test_create_dropped(void **state)
+{
+	struct fx *x = *state;
+	struct svc_down_result res;
+	struct te_err err = {0};
+	te_autofree char *ours = NULL;
+
+	route_up(x);
+	fake_engine_route_drop(x->f, "POST", "/containers/create*", 201, "{\"Id\":\"c1\",\"Warnings\":[]}");
+	assert_int_equal(up(x, &err), -1);
+	assert_int_equal(err.code, TE_E_FAIL);
+	assert_non_null(strstr(err.msg, "service 'web': create container '" CONTAINER "': "));
+	assert_after_failed_up(x);
+
+	ours = labelled(x, "c1", TASK, true);
+	route_down(x, CONTAINER, ours);
+	route_204(x, "DELETE", "/containers/c1?v=1&force=1");
+	route_204(x, "DELETE", "/networks/net1");
+	assert_int_equal(down(x, &res, &err), 0);
+	assert_int_equal(res.removed, 2);
+	assert_int_equal(fake_engine_count(x->f, "POST", "/containers/c1/stop?t=1"), 1);
+	assert_int_equal(fake_engine_count(x->f, "DELETE", "/containers/c1?v=1&force=1"), 1);
+	assert_task_gone(x);
+}
+
+/* The task's rows after a `down` that could not remove them: both pending,
+ * TE_E_REMAINS naming them, the task pending. */
+static void assert_both_pending(struct fx *x, int rc, const struct te_err *err)
+{
+	te_autofree char *r = rows(x);
+
+	assert_int_equal(rc, -1);
+	assert_int_equal(err->code, TE_E_REMAINS);
+	assert_non_null(
+	    strstr(err->msg, "2 owned resource(s) remain (network " NETWORK ", container " CONTAINER ")"));
+	assert_string_equal(r, "network " NETWORK " pending net1\ncontainer " CONTAINER " pending c1\n");
+	assert_status(x, "pending");
+}
+
+/* A whole up, then a down whose container removal the engine refuses
+ * (500), then one whose answer is cut off: the rows stay pending and down
+ * fails naming them (the network the container still holds is refused
+ * too); a later down removes both and forgets the task. */
+static void test_remove_refused_then_retried(void **state)
+{
+	struct fx *x = *state;
+	struct svc_down_result res;
+	struct te_err err = {0};
+	te_autofree char *ours = NULL;
+
+	route_up(x);
+	fake_engine_route(x->f, "POST", "/containers/create*", 201, "{\"Id\":\"c1\",\"Warnings\":[]}");
+	route_204(x, "POST", "/containers/c1/start");
+	assert_int_equal(up(x, &err), 0);
+	assert_status(x, "up");
+	ours = labelled(x, "c1", TASK, true);
+
+	route_down(x, "c1", ours);
+	fake_engine_route(x->f, "DELETE", "/containers/c1*", 500,
+			  "{\"message\":\"removal of container c1 is already in progress\"}");
+	fake_engine_route(x->f, "DELETE", "/networks/net1", 403,
+			  "{\"message\":\"error while removing network: network has active endpoints\"}");
+	assert_both_pending(x, down(x, &res, &err), &err);
+
+	route_down(x, "c1", ours);
+	fake_engine_route_drop(x->f, "DELETE", "/containers/c1*", 500,
+			       "{\"message\":\"cut off in the middle\"}");
+	fake_engine_route(x->f, "DELETE", "/networks/net1", 403,
+			  "{\"message\":\"network has active endpoints\"}");
+	te_err_clear(&err);
+	assert_both_pending(x, down(x, &res, &err), &err);
+
+	route_down(x, "c1", ours);
+	route_204(x, "DELETE", "/containers/c1*");
+	route_204(x, "DELETE", "/networks/net1");
+	te_err_clear(&err);
+	assert_int_equal(down(x, &res, &err), 0);
+	assert_int_equal(res.removed, 2);
+	assert_task_gone(x);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test_setup_teardown(test_create_500, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_create_409_not_ours, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_create_dropped, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_remove_refused_then_retried, setup, teardown),
+	};
+
+	/* No user config or engine variables leak into the test. */
+	setenv("HOME", "/nonexistent", 1);
+	unsetenv("TASKENV_CONFIG");
+	unsetenv("XDG_CONFIG_HOME");
+	unsetenv("TASKENV_FAULT");
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
