@@ -454,6 +454,15 @@ int svc_project_finalize(struct svc_project *p, char *const *profiles, struct te
 	nm.dropped = dropped;
 	index_strv(&nm.dropped_idx, dropped);
 	rc = finalize_services(p, &nm, err);
+	for (size_t i = 0; rc == 0 && i < p->n_resources; i++) {
+		const struct svc_tmpl_build *b = p->resources[i].build;
+
+		if (b && !is_service(&nm, b->service))
+			rc = loc_err(&b->loc, err,
+				     "x-taskenv.resources.%s.template.migrate: no service '%s'%s",
+				     p->resources[i].key, b->service,
+				     was_dropped(&nm, b->service) ? " among the active profiles" : "");
+	}
 	svc_index_release(&nm.services);
 	svc_index_release(&nm.dropped_idx);
 	if (rc < 0)
