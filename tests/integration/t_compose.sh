@@ -490,26 +490,6 @@ test_larger_project_two_tasks() {
 	done
 }
 
-# develop.watch is not built: up refuses it naming the key, creates nothing.
-test_refuse_develop_watch() {
-	local d out rc=0 before
-	d=$(mktemp -d "$WORK/watch.XXXX")
-	cat >"$d/compose.yaml" <<'YAML'
-services:
-  app:
-    image: taskenv-test/busybox:1
-    develop:
-      watch:
-        - {action: sync, path: ./src, target: /src}
-YAML
-	before=$(engine_snapshot)
-	out=$(te up -t watch -f "$d/compose.yaml" 2>&1) || rc=$?
-	assert_eq "$rc" "2" "(up exit: $out)"
-	assert_contains "$out" "$d/compose.yaml:4:5: services.app.develop is not supported by taskenv"
-	assert_eq "$(engine_snapshot)" "$before" "(up created something)"
-	assert_eq "$(sqlite3 "$TASKENV_STATE" "select count(*) from tasks where name = 'watch'")" "0"
-}
-
 # Hostile files for the keys of issue 19: each is refused before anything
 # is created (exit 2 for the loader, 1 for the policy), naming the key.
 hostile() {
@@ -520,6 +500,15 @@ hostile() {
 	assert_contains "$out" "$want"
 	assert_eq "$(engine_snapshot)" "$before" "(up created something)"
 	assert_eq "$(count_task_objects "$task")" "0"
+}
+
+# develop.watch is not built: up refuses it naming the key, creates nothing.
+test_refuse_develop_watch() {
+	local d
+	d=$(mktemp -d "$WORK/watch.XXXX")
+	printf 'services:\n  app:\n    image: taskenv-test/busybox:1\n    develop:\n      watch:\n        - {action: sync, path: ./src, target: /src}\n' >"$d/compose.yaml"
+	hostile watch 2 "$d/compose.yaml:4:5: services.app.develop is not supported by taskenv" "$d"
+	assert_eq "$(sqlite3 "$TASKENV_STATE" "select count(*) from tasks where name = 'watch'")" "0"
 }
 
 test_hostile_extends_outside() {
