@@ -12,6 +12,7 @@
 #include "common/mem.h"
 #include "engine/engine.h"
 #include "services/lifecycle/apply.h"
+#include "services/lifecycle/inuse.h"
 #include "services/lifecycle/teardown.h"
 #include "services/model/compose.h"
 #include "services/model/load.h"
@@ -113,8 +114,9 @@ static void route_204(struct fx *x, const char *method, const char *path_glob)
 
 /* The engine as `down` finds it after `up`: the container at
  * /containers/REF/json answers CONTAINER_JSON (404 when NULL: it never
- * was), our network net1, no shared server containers; stops succeed. The
- * test adds how each DELETE is answered. */
+ * was), our network net1, no other container on it (the list asked
+ * before a network goes is empty), no shared server containers; stops
+ * succeed. The test adds how each DELETE is answered. */
 static void route_down(struct fx *x, const char *ref, const char *container_json)
 {
 	te_autofree char *path = xasprintf("/containers/%s/json", ref);
@@ -128,6 +130,7 @@ static void route_down(struct fx *x, const char *ref, const char *container_json
 			  "{\"message\":\"no such container\"}");
 	route_204(x, "POST", "/containers/*/stop*");
 	fake_engine_route(x->f, "GET", "/networks/net1", 200, net);
+	fake_engine_route(x->f, "GET", "/containers/json?all=1", 200, "[]");
 }
 
 static int up(struct fx *x, struct te_err *err)
@@ -341,6 +344,119 @@ static void test_remove_refused_then_retried(void **state)
 	assert_task_gone(x);
 }
 
+/* svc_container_uses on the shapes both engines answer: Networks keyed
+ * by name, NetworkID the id (dockerd; "" before the first start) or the
+ * name (Podman); only volume mounts of that name count. */
+static void test_container_uses(void **state)
+{
+	static const struct {
+		const char *json;
+		enum svc_res_kind kind;
+		bool want;
+	} cases[] = {
+	    {"{\"NetworkSettings\":{\"Networks\":{\"t1_default\":{\"NetworkID\":\"\"}}}}", SVC_RES_NETWORK,
+	     true},
+	    {"{\"NetworkSettings\":{\"Networks\":{\"other\":{\"NetworkID\":\"net1\"}}}}", SVC_RES_NETWORK,
+	     true},
+	    {"{\"NetworkSettings\":{\"Networks\":{\"x\":{\"NetworkID\":\"t1_default\"}}}}", SVC_RES_NETWORK,
+	     true},
+	    {"{\"NetworkSettings\":{\"Networks\":{\"bridge\":{\"NetworkID\":\"b0\"}}}}", SVC_RES_NETWORK,
+	     false},
+	    {"{\"NetworkSettings\":{\"Networks\":{\"t1_default2\":{}}}}", SVC_RES_NETWORK, false},
+	    {"{\"NetworkSettings\":null}", SVC_RES_NETWORK, false},
+	    {"{}", SVC_RES_NETWORK, false},
+	    {"{\"Mounts\":[{\"Type\":\"volume\",\"Name\":\"t1_default\"}]}", SVC_RES_VOLUME, true},
+	    {"{\"Mounts\":[{\"Type\":\"bind\",\"Name\":\"t1_default\"}]}", SVC_RES_VOLUME, false},
+	    {"{\"Mounts\":[{\"Type\":\"volume\",\"Name\":\"t1_data\"}]}", SVC_RES_VOLUME, false},
+	    {"{\"Mounts\":[{\"Type\":\"volume\",\"Name\":\"t1_default\"}]}", SVC_RES_NETWORK, false},
+	    {"{\"Mounts\":[{\"Type\":\"volume\",\"Name\":\"t1_default\"}]}", SVC_RES_IMAGE, false},
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		te_autojson cJSON *c = cJSON_Parse(cases[i].json);
+
+		print_message("%s\n", cases[i].json);
+		assert_non_null(c);
+		assert_int_equal(svc_container_uses(c, cases[i].kind, NETWORK, "net1"), cases[i].want);
+	}
+}
+
+static void keep_last(void *ctx, const char *kind, const char *name, const char *what)
+{
+	char **last = ctx;
+
+	if (strcmp(kind, "network") != 0)
+		return;
+	free(*last);
+	*last = xasprintf("%s %s", name, what);
+}
+
+/* A container outside the task on the network (Podman's shapes: the
+ * network's Containers, NetworkID = its name): down keeps the network,
+ * sends no DELETE for it, leaves the row pending and names the container;
+ * once it is gone, the next down removes the network. */
+static void test_network_foreign_kept(void **state)
+{
+	struct fx *x = *state;
+	struct svc_down_result res;
+	struct te_err err = {0};
+	struct svc_down_opts o = {.stop_timeout = 1, .progress = keep_last};
+	te_autofree char *ours = NULL;
+	te_autofree char *last = NULL;
+	te_autofree char *r = NULL;
+	te_autofree char *netj =
+	    xasprintf("{\"Id\":\"net1\",\"Name\":\"" NETWORK "\",\"Labels\":{\"io.taskenv.task\":\"" TASK
+		      "\",\"io.taskenv.ledger\":\"%s\"},\"Containers\":{\"f1\":{\"Name\":\"foreign\"}}}",
+		      state_ledger_id(x->l));
+	const char *foreign =
+	    "{\"Id\":\"f1\",\"Name\":\"/foreign\",\"Config\":{\"Labels\":{\"io.taskenv.task\":\"" TASK
+	    "\"}},\"NetworkSettings\":{\"Networks\":{\"" NETWORK "\":{\"NetworkID\":\"" NETWORK "\"}}}}";
+
+	route_up(x);
+	fake_engine_route(x->f, "POST", "/containers/create*", 201, "{\"Id\":\"c1\",\"Warnings\":[]}");
+	route_204(x, "POST", "/containers/c1/start");
+	assert_int_equal(up(x, &err), 0);
+	ours = labelled(x, "c1", TASK, true);
+
+	fake_engine_routes_clear(x->f);
+	fake_engine_route_docker_ping(x->f);
+	fake_engine_route(x->f, "GET", "/containers/c1/json", 200, ours);
+	route_204(x, "POST", "/containers/*/stop*");
+	route_204(x, "DELETE", "/containers/c1*");
+	fake_engine_route(x->f, "GET", "/networks/net1", 200, netj);
+	/* Not in the list (it came after it): the network's word, checked by
+	 * the container's own inspect. A task label without the ledger's is
+	 * not ours. */
+	fake_engine_route(x->f, "GET", "/containers/json?all=1", 200, "[]");
+	fake_engine_route(x->f, "GET", "/containers/f1/json", 200, foreign);
+	route_204(x, "DELETE", "/networks/net1");
+	o.progress_ctx = &last;
+	assert_int_equal(svc_down(x->e, x->l, TASK, &o, &res, &err), -1);
+	assert_int_equal(err.code, TE_E_REMAINS);
+	assert_int_equal(res.remaining, 1);
+	assert_int_equal(fake_engine_count(x->f, "DELETE", "/networks/*"), 0);
+	assert_string_equal(last, NETWORK " failed: network '" NETWORK
+					  "' is in use by container 'foreign' (not of task '" TASK
+					  "'): left in place");
+	r = rows(x);
+	assert_string_equal(r, "network " NETWORK " pending net1\ncontainer " CONTAINER " removed c1\n");
+	assert_status(x, "pending");
+
+	/* Gone now: dockerd would still list its endpoint, which is dropped. */
+	fake_engine_routes_clear(x->f);
+	fake_engine_route_docker_ping(x->f);
+	fake_engine_route(x->f, "GET", "/networks/net1", 200, netj);
+	fake_engine_route(x->f, "GET", "/containers/json?all=1", 200, "[]");
+	fake_engine_route(x->f, "GET", "/containers/*/json", 404, "{\"message\":\"no such container\"}");
+	fake_engine_route(x->f, "POST", "/networks/net1/disconnect", 200, "");
+	route_204(x, "DELETE", "/networks/net1");
+	te_err_clear(&err);
+	assert_int_equal(svc_down(x->e, x->l, TASK, &o, &res, &err), 0);
+	assert_int_equal(fake_engine_count(x->f, "POST", "/networks/net1/disconnect"), 1);
+	assert_int_equal(fake_engine_count(x->f, "DELETE", "/networks/net1"), 1);
+	assert_task_gone(x);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -348,6 +464,8 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_create_409_not_ours, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_create_dropped, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_remove_refused_then_retried, setup, teardown),
+	    cmocka_unit_test(test_container_uses),
+	    cmocka_unit_test_setup_teardown(test_network_foreign_kept, setup, teardown),
 	};
 
 	/* No user config or engine variables leak into the test. */

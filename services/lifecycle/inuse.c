@@ -1,0 +1,216 @@
+/* Who else uses a task's network or volume (inuse.h). */
+#include "services/lifecycle/inuse.h"
+#include "engine/connect.h"
+#include "engine/engine.h"
+#include "state/ledger.h"
+#include "common/err.h"
+#include "common/mem.h"
+
+#define TE_WITH_CJSON
+#include "common/cleanup.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static const char *str_of(const cJSON *obj, const char *key)
+{
+	return cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(obj, key));
+}
+
+/* A list entry has "Labels", an inspect answer "Config.Labels". */
+static const cJSON *labels_of(const cJSON *c)
+{
+	const cJSON *l = cJSON_GetObjectItemCaseSensitive(c, "Labels");
+
+	if (!cJSON_IsObject(l))
+		l = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(c, "Config"), "Labels");
+	return l;
+}
+
+/* Networks is keyed by network name on both engines; its NetworkID is the
+ * id on dockerd (empty before the first start), the name on Podman. */
+static bool uses_network(const cJSON *c, const char *name, const char *id)
+{
+	const cJSON *nets = cJSON_GetObjectItemCaseSensitive(
+	    cJSON_GetObjectItemCaseSensitive(c, "NetworkSettings"), "Networks");
+	const cJSON *n;
+
+	cJSON_ArrayForEach (n, nets) {
+		const char *nid = str_of(n, "NetworkID");
+
+		if (n->string && strcmp(n->string, name) == 0)
+			return true;
+		if (nid && *nid && (strcmp(nid, name) == 0 || (id && strcmp(nid, id) == 0)))
+			return true;
+	}
+	return false;
+}
+
+static bool uses_volume(const cJSON *c, const char *name)
+{
+	const cJSON *m;
+
+	cJSON_ArrayForEach (m, cJSON_GetObjectItemCaseSensitive(c, "Mounts")) {
+		const char *type = str_of(m, "Type");
+		const char *n = str_of(m, "Name");
+
+		if (type && n && strcmp(type, "volume") == 0 && strcmp(n, name) == 0)
+			return true;
+	}
+	return false;
+}
+
+bool svc_container_uses(const cJSON *c, enum svc_res_kind kind, const char *name, const char *id)
+{
+	if (kind == SVC_RES_NETWORK)
+		return uses_network(c, name, id);
+	if (kind == SVC_RES_VOLUME)
+		return uses_volume(c, name);
+	return false;
+}
+
+/* TASK's own container, or (networks) one of this ledger's shared server
+ * containers, which carry no task label: a task container always has one
+ * (the plan writes it last), so a Compose file cannot pass for shared. */
+static bool ours(const cJSON *c, struct ledger *l, const char *task, enum svc_res_kind kind)
+{
+	const cJSON *lab = labels_of(c);
+	const char *led = str_of(lab, "io.taskenv.ledger");
+	const char *t = str_of(lab, "io.taskenv.task");
+
+	if (!led || strcmp(led, state_ledger_id(l)) != 0)
+		return false;
+	if (!t)
+		return kind == SVC_RES_NETWORK && cJSON_GetObjectItemCaseSensitive(lab, "io.taskenv.shared");
+	return task && strcmp(t, task) == 0;
+}
+
+struct users {
+	struct engine *e;
+	struct ledger *l;
+	const char *task;
+	enum svc_res_kind kind;
+	const char *name;
+	const char *id; /* the network's id, or NULL */
+	char *names;	/* "'a', 'b'", owned */
+	size_t n;
+};
+
+/* Ask container CID itself: a user when it exists, is not ours, and says
+ * it uses the object, or the network says so (SAYS). Gone is no user. */
+static int confirm(struct users *u, const char *cid, bool says, struct te_err *err)
+{
+	te_autojson cJSON *obj = NULL;
+	const char *n;
+	char *next;
+
+	if (engine_container_inspect(u->e, cid, &obj, err) < 0) {
+		if (err->code != TE_E_NOTFOUND)
+			return -1;
+		te_err_clear(err);
+		return 0;
+	}
+	if (ours(obj, u->l, u->task, u->kind) || !(says || svc_container_uses(obj, u->kind, u->name, u->id)))
+		return 0;
+	n = str_of(obj, "Name");
+	if (!n || !*n)
+		n = cid;
+	next = xasprintf("%s%s'%s'", u->names ? u->names : "", u->names ? ", " : "", *n == '/' ? n + 1 : n);
+	free(u->names);
+	u->names = next;
+	u->n++;
+	return 0;
+}
+
+static bool listed(const cJSON *list, const char *cid)
+{
+	const cJSON *c;
+
+	cJSON_ArrayForEach (c, list) {
+		const char *id = str_of(c, "Id");
+
+		if (id && strcmp(id, cid) == 0)
+			return true;
+	}
+	return false;
+}
+
+/* Every container's own entry, then the network's endpoints that the list
+ * did not have (created since, or left over). */
+static int find_users(struct users *u, const cJSON *list, const cJSON *endpoints, struct te_err *err)
+{
+	const cJSON *c;
+
+	cJSON_ArrayForEach (c, list) {
+		const char *cid = str_of(c, "Id");
+		bool says = cid && cJSON_GetObjectItemCaseSensitive(endpoints, cid);
+
+		if (!cid || ours(c, u->l, u->task, u->kind) ||
+		    !(says || svc_container_uses(c, u->kind, u->name, u->id)))
+			continue;
+		if (confirm(u, cid, says, err) < 0)
+			return -1;
+	}
+	cJSON_ArrayForEach (c, endpoints)
+		if (c->string && !listed(list, c->string) && confirm(u, c->string, true, err) < 0)
+			return -1;
+	return 0;
+}
+
+int svc_res_refuse_foreign(struct engine *e, struct ledger *l, const char *task, enum svc_res_kind kind,
+			   const char *ref, struct te_err *err)
+{
+	struct users u = {e, l, task, kind, ref, NULL, NULL, 0};
+	te_autojson cJSON *net = NULL;
+	te_autojson cJSON *list = NULL;
+	const char *what = svc_res_kind_name(kind);
+	int rc;
+
+	if (kind != SVC_RES_NETWORK && kind != SVC_RES_VOLUME)
+		return 0;
+	if (kind == SVC_RES_NETWORK) {
+		if (engine_network_inspect(e, ref, &net, err) < 0) {
+			if (err->code != TE_E_NOTFOUND)
+				return -1;
+			te_err_clear(err);
+			return 0;
+		}
+		u.id = str_of(net, "Id");
+		u.name = str_of(net, "Name") ?: ref;
+	}
+	/* All of them, unfiltered: see inuse.h for why no filter is trusted. */
+	if (engine_container_list(e, NULL, &list, err) < 0)
+		return te_err_prefix(err, "%s '%s': list its users: ", what, u.name);
+	rc = find_users(&u, list, cJSON_GetObjectItemCaseSensitive(net, "Containers"), err);
+	if (rc == 0 && u.n) {
+		te_autofree char *whose = task ? xasprintf(" (not of task '%s')", task) : xstrdup("");
+
+		rc = te_err_set(err, TE_E_CONFLICT, "%s '%s' is in use by container%s %s%s: left in place",
+				what, u.name, u.n > 1 ? "s" : "", u.names, whose);
+	}
+	free(u.names);
+	return rc;
+}
+
+int svc_network_drop_stale_endpoints(struct engine *e, const cJSON *net, struct te_err *err)
+{
+	const char *ref = str_of(net, "Id");
+	const cJSON *ep;
+
+	if (!ref)
+		return 0;
+	cJSON_ArrayForEach (ep, cJSON_GetObjectItemCaseSensitive(net, "Containers")) {
+		te_autojson cJSON *obj = NULL;
+		const char *epname = str_of(ep, "Name");
+
+		if (!ep->string || !epname || engine_container_inspect(e, ep->string, &obj, err) == 0)
+			continue;
+		if (err->code != TE_E_NOTFOUND)
+			return -1;
+		/* dockerd finds a gone container's endpoint by its name only. */
+		if (engine_network_disconnect(e, ref, epname, true, err) < 0 && err->code != TE_E_NOTFOUND)
+			return -1;
+		te_err_clear(err);
+	}
+	return 0;
+}
