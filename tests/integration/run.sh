@@ -31,12 +31,12 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 . "$HERE/lib.sh"
 
 unset CONTAINER_HOST TASKENV_TASK TASKENV_PORT_RANGE TASKENV_FAULT TASKENV_SUBNET_PREFIX
-# An absent config file: a developer's own ~/.config/taskenv/config.yaml must not leak in.
-export TASKENV_CONFIG="$WORK/config.yaml"
 
 # The variables every file sees, all derived from WORK (the run's directory).
 engine_env() {
 	export TASKENV WORK TASKENV_STATE="$WORK/state.db"
+	# An absent config file: a developer's own ~/.config/taskenv/config.yaml must not leak in.
+	export TASKENV_CONFIG="$WORK/config.yaml"
 	SOCK=$("$TE_ROOT/scripts/engine.sh" socket "$WORK/engine") || return 1
 	export SOCK DOCKER_HOST="unix://$SOCK"
 	# taskenv's subnets come from the upper half of the 10.N.0.0/16 block this
