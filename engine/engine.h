@@ -114,8 +114,11 @@ int engine_container_create(struct engine *e, const char *name, const struct cJS
 int engine_container_start(struct engine *e, const char *id, struct te_err *err);
 /* POST /containers/{id}/stop?t=TIMEOUT_S (304 counts as success). */
 int engine_container_stop(struct engine *e, const char *id, int timeout_s, struct te_err *err);
-/* DELETE /containers/{id}?v=1&force=FORCE (anonymous volumes go with it). */
+/* DELETE /containers/{id}?v=1&force=FORCE (anonymous volumes go with it:
+ * on Podman every anonymous volume it mounts, see svc_container_remove). */
 int engine_container_remove(struct engine *e, const char *id, bool force, struct te_err *err);
+/* DELETE /containers/{id}?v=0&force=FORCE: its volumes stay. */
+int engine_container_remove_keep_volumes(struct engine *e, const char *id, bool force, struct te_err *err);
 /* GET /containers/{id}/json */
 int engine_container_inspect(struct engine *e, const char *id, struct cJSON **out, struct te_err *err);
 /* GET /containers/json?all=1&filters={"label":[LABEL]} — LABEL like

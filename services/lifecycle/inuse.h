@@ -1,5 +1,6 @@
 /* Who else uses a task's network or volume, asked so that dockerd and
- * Podman answer alike.
+ * Podman answer alike; and removing a container without the volumes that
+ * are not its own.
  *
  * The engines disagree on what they remove: dockerd refuses to remove a
  * network with an endpoint on it (403 "has active endpoints") or a volume
@@ -59,5 +60,20 @@ int svc_res_refuse_foreign(struct engine *e, struct ledger *l, const char *task,
  * `docker network disconnect -f` does; no container that exists is
  * touched. Podman keeps none. Returns 0, or -1 with the engine's error. */
 int svc_network_drop_stale_endpoints(struct engine *e, const struct cJSON *net, struct te_err *err);
+
+/* Stop container REF (giving STOP_TIMEOUT seconds; < 0: not stopped, it
+ * is removed by force at once; gone when stopped is no error) and remove
+ * it with its own anonymous volumes, never a volume it was given by name.
+ * DELETE /containers/{id}?v=1 means that on dockerd; Podman 4.3 removes
+ * every anonymous volume the container mounts, also one another container
+ * made that a Compose file names as an external volume. So when REF mounts
+ * a volume without taskenv's labels created before REF (CreatedAt, to the
+ * second, or a time that does not parse), REF is removed with v=0 and its
+ * own anonymous volumes (unlabelled, created in REF's second or later)
+ * one by one (force=0: one another container uses meanwhile stays).
+ * Every path that removes a task's container calls this: down, gc, up's
+ * recreate, run --rm. Errors as engine_container_remove (TE_E_NOTFOUND
+ * when REF is gone). */
+int svc_container_remove(struct engine *e, const char *ref, int stop_timeout, struct te_err *err);
 
 #endif

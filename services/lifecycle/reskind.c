@@ -12,14 +12,6 @@
 
 #include <string.h>
 
-static int container_remove(struct engine *e, const char *ref, int stop_timeout, struct te_err *err)
-{
-	if (stop_timeout >= 0 && engine_container_stop(e, ref, stop_timeout, err) < 0 &&
-	    err->code != TE_E_NOTFOUND)
-		return -1;
-	return engine_container_remove(e, ref, true, err);
-}
-
 static int network_remove(struct engine *e, const char *ref, int stop_timeout, struct te_err *err)
 {
 	return engine_network_remove(e, ref, err);
@@ -82,7 +74,7 @@ static const struct svc_res_kind_ops kinds[] = {
 			   .list = engine_container_list,
 			   .entry_name = container_entry_name,
 			   .entry_ref = "Id",
-			   .remove = container_remove},
+			   .remove = svc_container_remove},
     [SVC_RES_NETWORK] = {.kind = SVC_RES_NETWORK,
 			 .name = "network",
 			 .down_order = 2,

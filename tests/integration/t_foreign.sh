@@ -259,3 +259,36 @@ test_foreign_task_on_network() {
 	assert_no_trace fh1
 	assert_no_trace fh2
 }
+
+# Hostile: the Compose file names a foreign anonymous volume (left by a
+# container removed without -v) as an external volume. DELETE
+# /containers/{id}?v=1 removes the container's anonymous volumes: dockerd
+# never one the container was given by name, Podman 4.3 any anonymous one
+# it mounts. `down` (and --volumes: external is never the task's) keeps it.
+test_foreign_anonymous_volume() {
+	local vol d body fid own
+	body=$(jq -n '{Image: "taskenv-test/busybox:1", Cmd: ["true"], Volumes: {"/anon": {}}}')
+	fid=$(api_json POST /containers/create?name=fa1-foreign "$body" | jq -er .Id)
+	vol=$(api GET "/containers/$fid/json" | jq -er '.Mounts[0].Name')
+	trap "foreign_rm $fid; api DELETE /volumes/$vol >/dev/null 2>&1 || true" EXIT
+	api DELETE "/containers/$fid?v=0" >/dev/null
+	engine_has volume "$vol" || fail "the anonymous volume went with its container"
+	d=$(mktemp -d "$WORK/proj.XXXX")
+	cat >"$d/compose.yaml" <<-EOF2
+		services:
+		  loot:
+		    image: taskenv-test/busybox:1
+		    command: ["sh", "-c", "trap 'exit 0' TERM; while :; do sleep 1; done"]
+		    volumes: ["loot:/x", "/own"]
+		volumes:
+		  loot:
+		    external: true
+		    name: $vol
+	EOF2
+	te up -f "$d/compose.yaml" -t fa1 >/dev/null 2>&1 || fail "up fa1"
+	own=$(api GET /containers/fa1-loot-1/json | jq -er '.Mounts[] | select(.Destination == "/own") | .Name')
+	expect_exit 0 te down -t fa1 --volumes --timeout 0
+	engine_has volume "$vol" || fail "down removed the foreign volume $vol"
+	engine_has volume "$own" && fail "the task's own anonymous volume $own was kept"
+	assert_no_trace fa1
+}

@@ -279,6 +279,7 @@ static void test_create_dropped(void **state)
 
 	ours = labelled(x, "c1", TASK, true);
 	route_down(x, CONTAINER, ours);
+	fake_engine_route(x->f, "GET", "/containers/c1/json", 200, ours);
 	route_204(x, "DELETE", "/containers/c1?v=1&force=1");
 	route_204(x, "DELETE", "/networks/net1");
 	assert_int_equal(down(x, &res, &err), 0);
@@ -457,6 +458,52 @@ static void test_network_foreign_kept(void **state)
 	assert_task_gone(x);
 }
 
+/* svc_container_remove: v=1 while every volume it mounts is its own or
+ * taskenv's; a foreign one older than the container (the times in UTC and
+ * with an offset, as dockerd writes a volume's) makes it v=0, and then its
+ * own anonymous volumes go one by one and the foreign one stays. */
+static void test_container_remove_volumes(void **state)
+{
+	struct fx *x = *state;
+	struct te_err err = {0};
+#define MOUNTS(last)                                                                                         \
+	"{\"Id\":\"c1\",\"Created\":\"2024-05-01T10:00:05.9Z\",\"Mounts\":[{\"Type\":\"volume\",\"Name\":"   \
+	"\"anon1\"},{\"Type\":\"volume\",\"Name\":\"t1_data\"},{\"Type\":\"bind\",\"Source\":\"/etc\"},"     \
+	"{\"Type\":\"volume\",\"Name\":\"" last "\"}]}"
+	const char *plain = MOUNTS("anon2");
+	const char *given = MOUNTS("loot");
+#undef MOUNTS
+
+	fake_engine_route(x->f, "GET", "/volumes/anon1", 200,
+			  "{\"Name\":\"anon1\",\"CreatedAt\":\"2024-05-01T10:00:05Z\"}");
+	fake_engine_route(x->f, "GET", "/volumes/anon2", 200,
+			  "{\"Name\":\"anon2\",\"CreatedAt\":\"2024-05-01T12:00:06+02:00\",\"Labels\":null}");
+	fake_engine_route(x->f, "GET", "/volumes/t1_data", 200,
+			  "{\"Name\":\"t1_data\",\"CreatedAt\":\"2024-05-01T09:00:00Z\",\"Labels\":"
+			  "{\"io.taskenv.ledger\":\"l1\"}}");
+	fake_engine_route(x->f, "GET", "/volumes/loot", 200,
+			  "{\"Name\":\"loot\",\"CreatedAt\":\"2024-05-01T11:59:00+02:00\",\"Labels\":{}}");
+	route_204(x, "DELETE", "/containers/*");
+	route_204(x, "DELETE", "/volumes/*");
+	fake_engine_route(x->f, "GET", "/containers/plain/json", 200, plain);
+	fake_engine_route(x->f, "GET", "/containers/given/json", 200, given);
+	fake_engine_route(x->f, "GET", "/containers/gone/json", 404, "{\"message\":\"no such container\"}");
+	x->e = fake_engine_open(x->f);
+
+	assert_int_equal(svc_container_remove(x->e, "plain", -1, &err), 0);
+	assert_int_equal(fake_engine_count(x->f, "DELETE", "/containers/plain?v=1&force=1"), 1);
+	assert_int_equal(fake_engine_count(x->f, "DELETE", "/volumes/*"), 0);
+
+	assert_int_equal(svc_container_remove(x->e, "given", -1, &err), 0);
+	assert_int_equal(fake_engine_count(x->f, "DELETE", "/containers/given?v=0&force=1"), 1);
+	assert_int_equal(fake_engine_count(x->f, "DELETE", "/volumes/anon1?force=0"), 1);
+	assert_int_equal(fake_engine_count(x->f, "DELETE", "/volumes/*"), 1);
+	assert_int_equal(fake_engine_count(x->f, "POST", "/containers/*/stop*"), 0);
+
+	assert_int_equal(svc_container_remove(x->e, "gone", -1, &err), -1);
+	assert_int_equal(err.code, TE_E_NOTFOUND);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -466,6 +513,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_remove_refused_then_retried, setup, teardown),
 	    cmocka_unit_test(test_container_uses),
 	    cmocka_unit_test_setup_teardown(test_network_foreign_kept, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_container_remove_volumes, setup, teardown),
 	};
 
 	/* No user config or engine variables leak into the test. */
