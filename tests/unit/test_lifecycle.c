@@ -12,6 +12,7 @@
 #include "common/mem.h"
 #include "engine/engine.h"
 #include "services/lifecycle/apply.h"
+#include "services/lifecycle/gc.h"
 #include "services/lifecycle/inuse.h"
 #include "services/lifecycle/teardown.h"
 #include "services/model/compose.h"
@@ -504,6 +505,47 @@ static void test_container_remove_volumes(void **state)
 	assert_int_equal(err.code, TE_E_NOTFOUND);
 }
 
+/* An engine that ignores the label filter of gc's list calls answers
+ * everything: gc removes nothing that lacks this ledger's labels (another
+ * ledger's, a task label alone, none, a bad task name), whatever the list
+ * said; only the true orphan "e" of each kind goes. The real engines
+ * honour the filter (tests/integration). */
+static void test_gc_filter_ignored(void **state)
+{
+	struct fx *x = *state;
+	struct svc_gc_opts o = {.stop_timeout = 0};
+	struct svc_gc_result res;
+	struct te_err err = {0};
+	te_autofree char *list = xasprintf(
+	    "[{\"Id\":\"a\",\"Name\":\"a\",\"Names\":[\"/a\"],\"Labels\":{\"io.taskenv.task\":\"t9\","
+	    "\"io.taskenv.ledger\":\"0000000000000000\"}},"
+	    "{\"Id\":\"b\",\"Name\":\"b\",\"Names\":[\"/b\"],\"Labels\":{\"io.taskenv.task\":\"t9\"}},"
+	    "{\"Id\":\"c\",\"Name\":\"c\",\"Names\":[\"/c\"],\"Labels\":{}},"
+	    "{\"Id\":\"d\",\"Name\":\"d\",\"Names\":[\"/d\"],\"Labels\":{\"io.taskenv.task\":\"../x\","
+	    "\"io.taskenv.ledger\":\"%s\"}},"
+	    "{\"Id\":\"e\",\"Name\":\"e\",\"Names\":[\"/e\"],\"Labels\":{\"io.taskenv.task\":\"t9\","
+	    "\"io.taskenv.ledger\":\"%s\"}}]",
+	    state_ledger_id(x->l), state_ledger_id(x->l));
+	te_autofree char *vols = xasprintf("{\"Volumes\":%s}", list);
+
+	fake_engine_route(x->f, "GET", "/containers/json?all=1&filters=*", 200, list);
+	fake_engine_route(x->f, "GET", "/networks?filters=*", 200, list);
+	fake_engine_route(x->f, "GET", "/volumes?filters=*", 200, vols);
+	fake_engine_route(x->f, "GET", "/containers/json?all=1", 200, "[]");
+	fake_engine_route(x->f, "GET", "/containers/e/json", 200, "{\"Id\":\"e\"}");
+	fake_engine_route(x->f, "GET", "/networks/e", 200, "{\"Id\":\"e\",\"Name\":\"e\"}");
+	fake_engine_route(x->f, "GET", "/containers/*/json", 404, "{\"message\":\"no such container\"}");
+	route_204(x, "DELETE", "*/e*");
+	x->e = fake_engine_open(x->f);
+	assert_int_equal(svc_gc(x->e, x->l, &o, &res, &err), 0);
+	assert_int_equal(res.orphans, 3);
+	assert_int_equal(fake_engine_count(x->f, "DELETE", "/containers/e?v=1&force=1"), 1);
+	assert_int_equal(fake_engine_count(x->f, "DELETE", "/networks/e"), 1);
+	assert_int_equal(fake_engine_count(x->f, "DELETE", "/volumes/e?force=0"), 1);
+	assert_int_equal(fake_engine_count(x->f, "DELETE", "*"), 3);
+	assert_int_equal(fake_engine_count(x->f, "POST", "*"), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -514,6 +556,7 @@ int main(void)
 	    cmocka_unit_test(test_container_uses),
 	    cmocka_unit_test_setup_teardown(test_network_foreign_kept, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_container_remove_volumes, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_gc_filter_ignored, setup, teardown),
 	};
 
 	/* No user config or engine variables leak into the test. */
