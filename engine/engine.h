@@ -146,5 +146,9 @@ int engine_volume_remove(struct engine *e, const char *name, bool force, struct 
 int engine_volume_inspect(struct engine *e, const char *name, struct cJSON **out, struct te_err *err);
 /* GET /volumes?filters={"label":[LABEL]} — the "Volumes" array out (never NULL on success). */
 int engine_volume_list(struct engine *e, const char *label, struct cJSON **out, struct te_err *err);
+/* Podman only: GET /libpod/volumes/{name}/json, Podman's own API under the
+ * same /vX prefix (Podman 4 takes any): unlike the compat answer, its
+ * "CreatedAt" is to the nanosecond and it says "Anonymous". */
+int engine_libpod_volume_inspect(struct engine *e, const char *name, struct cJSON **out, struct te_err *err);
 
 #endif

@@ -332,6 +332,14 @@ int engine_volume_inspect(struct engine *e, const char *name, struct cJSON **out
 	return engine_get_typed(e, path, cJSON_Object, out, err);
 }
 
+int engine_libpod_volume_inspect(struct engine *e, const char *name, struct cJSON **out, struct te_err *err)
+{
+	te_autofree char *s = engine_seg(name);
+	te_autofree char *path = xasprintf("/libpod/volumes/%s/json", s);
+
+	return engine_get_typed(e, path, cJSON_Object, out, err);
+}
+
 int engine_volume_list(struct engine *e, const char *label, struct cJSON **out, struct te_err *err)
 {
 	te_autofree char *f = engine_label_filter(label, '?');

@@ -217,63 +217,63 @@ int svc_network_drop_stale_endpoints(struct engine *e, const cJSON *net, struct 
 	return 0;
 }
 
-/* Seconds since the epoch of an RFC 3339 time as the engines write it
- * ("2024-05-01T10:00:00.123456789Z", dockerd's volumes in local time with
- * "+02:00"), the fraction dropped; -1 when S is not one. */
-static long long rfc3339_s(const char *s)
+/* Nanoseconds since the epoch of an RFC 3339 time as Podman writes it
+ * ("2024-05-01T10:00:00.43067595Z", or "+02:00" for a local time); -1
+ * when S is not one. */
+static long long rfc3339_ns(const char *s)
 {
 	struct tm tm = {0};
 	const char *p = s ? strptime(s, "%Y-%m-%dT%H:%M:%S", &tm) : NULL;
-	long long t;
+	long long ns = 0, scale = 100000000, off;
 	int sign;
 
 	if (!p)
 		return -1;
-	t = (long long)timegm(&tm);
 	if (*p == '.')
-		while (isdigit((unsigned char)*++p))
-			;
+		for (p++; isdigit((unsigned char)*p); p++, scale /= 10)
+			ns += (*p - '0') * scale;
+	ns += (long long)timegm(&tm) * 1000000000LL;
 	if (p[0] == 'Z' && !p[1])
-		return t;
+		return ns;
 	sign = *p == '+' ? 1 : *p == '-' ? -1 : 0;
 	if (!sign || !isdigit((unsigned char)p[1]) || !isdigit((unsigned char)p[2]) || p[3] != ':' ||
 	    !isdigit((unsigned char)p[4]) || !isdigit((unsigned char)p[5]) || p[6])
 		return -1;
-	return t - sign * (((p[1] - '0') * 10 + (p[2] - '0')) * 3600LL +
-			   ((p[4] - '0') * 10 + (p[5] - '0')) * 60LL);
+	off = ((p[1] - '0') * 10 + (p[2] - '0')) * 3600LL + ((p[4] - '0') * 10 + (p[5] - '0')) * 60LL;
+	return ns - sign * off * 1000000000LL;
 }
 
-/* Sort the volumes container C (its inspect answer) mounts: its own
- * anonymous ones into OWN (names), *GIVEN when one is older than C and
- * not taskenv's (a named taskenv volume is never anonymous). */
-static int sort_volumes(struct engine *e, const cJSON *c, cJSON *own, bool *given, struct te_err *err)
+/* Podman: sort the anonymous volumes container C (its inspect answer)
+ * mounts: those made with it (created after it) into OWN, *GIVEN when one
+ * is older (another container made it; the Compose file named it). Named
+ * volumes never go with a container. A volume Podman does not describe
+ * counts as given: keeping is the safe side. */
+static void sort_volumes(struct engine *e, const cJSON *c, cJSON *own, bool *given)
 {
-	long long born = rfc3339_s(str_of(c, "Created"));
+	long long born = rfc3339_ns(str_of(c, "Created"));
 	const cJSON *m;
 
 	cJSON_ArrayForEach (m, cJSON_GetObjectItemCaseSensitive(c, "Mounts")) {
 		te_autojson cJSON *vol = NULL;
+		struct te_err err;
 		const char *type = str_of(m, "Type");
 		const char *name = str_of(m, "Name");
 		long long made;
 
 		if (!type || !name || strcmp(type, "volume") != 0)
 			continue;
-		if (engine_volume_inspect(e, name, &vol, err) < 0) {
-			if (err->code != TE_E_NOTFOUND)
-				return -1;
-			te_err_clear(err);
+		if (engine_libpod_volume_inspect(e, name, &vol, &err) < 0) {
+			*given |= err.code != TE_E_NOTFOUND;
 			continue;
 		}
-		if (str_of(cJSON_GetObjectItemCaseSensitive(vol, "Labels"), "io.taskenv.ledger"))
+		if (!cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(vol, "Anonymous")))
 			continue;
-		made = rfc3339_s(str_of(vol, "CreatedAt"));
+		made = rfc3339_ns(str_of(vol, "CreatedAt"));
 		if (born < 0 || made < born)
 			*given = true;
 		else
 			cJSON_AddItemToArray(own, cJSON_CreateString(name));
 	}
-	return 0;
 }
 
 int svc_container_remove(struct engine *e, const char *ref, int stop_timeout, struct te_err *err)
@@ -286,8 +286,12 @@ int svc_container_remove(struct engine *e, const char *ref, int stop_timeout, st
 	if (stop_timeout >= 0 && engine_container_stop(e, ref, stop_timeout, err) < 0 &&
 	    err->code != TE_E_NOTFOUND)
 		return -1;
-	if (engine_container_inspect(e, ref, &c, err) < 0 || sort_volumes(e, c, own, &given, err) < 0)
+	/* dockerd's v=1 already keeps every volume given by name. */
+	if (strcmp(engine_flavor(e), "podman") != 0)
+		return engine_container_remove(e, ref, true, err);
+	if (engine_container_inspect(e, ref, &c, err) < 0)
 		return -1;
+	sort_volumes(e, c, own, &given);
 	if (!given)
 		return engine_container_remove(e, ref, true, err);
 	if (engine_container_remove_keep_volumes(e, ref, true, err) < 0)

@@ -66,11 +66,12 @@ int svc_network_drop_stale_endpoints(struct engine *e, const struct cJSON *net, 
  * it with its own anonymous volumes, never a volume it was given by name.
  * DELETE /containers/{id}?v=1 means that on dockerd; Podman 4.3 removes
  * every anonymous volume the container mounts, also one another container
- * made that a Compose file names as an external volume. So when REF mounts
- * a volume without taskenv's labels created before REF (CreatedAt, to the
- * second, or a time that does not parse), REF is removed with v=0 and its
- * own anonymous volumes (unlabelled, created in REF's second or later)
- * one by one (force=0: one another container uses meanwhile stays).
+ * made that a Compose file names as an external volume. So on Podman,
+ * when REF mounts an anonymous volume older than itself (Podman's own
+ * volume inspect: "Anonymous", "CreatedAt" to the nanosecond, against the
+ * container's "Created"; one it cannot describe counts as older), REF is
+ * removed with v=0 and its own anonymous volumes one by one (force=0: one
+ * another container uses meanwhile stays).
  * Every path that removes a task's container calls this: down, gc, up's
  * recreate, run --rm. Errors as engine_container_remove (TE_E_NOTFOUND
  * when REF is gone). */

@@ -459,10 +459,12 @@ static void test_network_foreign_kept(void **state)
 	assert_task_gone(x);
 }
 
-/* svc_container_remove: v=1 while every volume it mounts is its own or
- * taskenv's; a foreign one older than the container (the times in UTC and
- * with an offset, as dockerd writes a volume's) makes it v=0, and then its
- * own anonymous volumes go one by one and the foreign one stays. */
+/* svc_container_remove on Podman: v=1 while every anonymous volume it
+ * mounts was made with it; one older than the container (to the
+ * nanosecond: "loot" is from the same second) makes it v=0, and then its
+ * own anonymous volumes go one by one (times in UTC or with an offset),
+ * the named one and the foreign one stay. On dockerd v=1, asking nothing:
+ * dockerd keeps what was given by name itself. */
 static void test_container_remove_volumes(void **state)
 {
 	struct fx *x = *state;
@@ -470,20 +472,23 @@ static void test_container_remove_volumes(void **state)
 #define MOUNTS(last)                                                                                         \
 	"{\"Id\":\"c1\",\"Created\":\"2024-05-01T10:00:05.9Z\",\"Mounts\":[{\"Type\":\"volume\",\"Name\":"   \
 	"\"anon1\"},{\"Type\":\"volume\",\"Name\":\"t1_data\"},{\"Type\":\"bind\",\"Source\":\"/etc\"},"     \
-	"{\"Type\":\"volume\",\"Name\":\"" last "\"}]}"
-	const char *plain = MOUNTS("anon2");
+	"{\"Type\":\"volume\",\"Name\":\"anon2\"},{\"Type\":\"volume\",\"Name\":\"" last "\"}]}"
+	const char *plain = MOUNTS("gone");
 	const char *given = MOUNTS("loot");
 #undef MOUNTS
 
-	fake_engine_route(x->f, "GET", "/volumes/anon1", 200,
-			  "{\"Name\":\"anon1\",\"CreatedAt\":\"2024-05-01T10:00:05Z\"}");
-	fake_engine_route(x->f, "GET", "/volumes/anon2", 200,
-			  "{\"Name\":\"anon2\",\"CreatedAt\":\"2024-05-01T12:00:06+02:00\",\"Labels\":null}");
-	fake_engine_route(x->f, "GET", "/volumes/t1_data", 200,
-			  "{\"Name\":\"t1_data\",\"CreatedAt\":\"2024-05-01T09:00:00Z\",\"Labels\":"
-			  "{\"io.taskenv.ledger\":\"l1\"}}");
-	fake_engine_route(x->f, "GET", "/volumes/loot", 200,
-			  "{\"Name\":\"loot\",\"CreatedAt\":\"2024-05-01T11:59:00+02:00\",\"Labels\":{}}");
+	fake_engine_routes_clear(x->f);
+	fake_engine_route_raw(x->f, "GET", "/_ping", 200,
+			      "API-Version: 1.41\r\nLibpod-API-Version: 4.3.1\r\n", "OK", 2);
+	fake_engine_route(x->f, "GET", "/libpod/volumes/anon1/json", 200,
+			  "{\"Anonymous\":true,\"CreatedAt\":\"2024-05-01T10:00:05.95Z\"}");
+	fake_engine_route(x->f, "GET", "/libpod/volumes/anon2/json", 200,
+			  "{\"Anonymous\":true,\"CreatedAt\":\"2024-05-01T12:00:06+02:00\"}");
+	fake_engine_route(x->f, "GET", "/libpod/volumes/t1_data/json", 200,
+			  "{\"CreatedAt\":\"2024-05-01T09:00:00Z\"}");
+	fake_engine_route(x->f, "GET", "/libpod/volumes/loot/json", 200,
+			  "{\"Anonymous\":true,\"CreatedAt\":\"2024-05-01T10:00:05.1Z\"}");
+	fake_engine_route(x->f, "GET", "/libpod/volumes/gone/json", 404, "{\"message\":\"no such volume\"}");
 	route_204(x, "DELETE", "/containers/*");
 	route_204(x, "DELETE", "/volumes/*");
 	fake_engine_route(x->f, "GET", "/containers/plain/json", 200, plain);
@@ -498,11 +503,24 @@ static void test_container_remove_volumes(void **state)
 	assert_int_equal(svc_container_remove(x->e, "given", -1, &err), 0);
 	assert_int_equal(fake_engine_count(x->f, "DELETE", "/containers/given?v=0&force=1"), 1);
 	assert_int_equal(fake_engine_count(x->f, "DELETE", "/volumes/anon1?force=0"), 1);
-	assert_int_equal(fake_engine_count(x->f, "DELETE", "/volumes/*"), 1);
+	assert_int_equal(fake_engine_count(x->f, "DELETE", "/volumes/anon2?force=0"), 1);
+	assert_int_equal(fake_engine_count(x->f, "DELETE", "/volumes/*"), 2);
 	assert_int_equal(fake_engine_count(x->f, "POST", "/containers/*/stop*"), 0);
 
 	assert_int_equal(svc_container_remove(x->e, "gone", -1, &err), -1);
 	assert_int_equal(err.code, TE_E_NOTFOUND);
+	engine_free(x->e);
+
+	/* dockerd: the one inspect of "given" so far was Podman's. */
+	fake_engine_routes_clear(x->f);
+	fake_engine_route_docker_ping(x->f);
+	route_204(x, "DELETE", "/containers/*");
+	x->e = engine_open(fake_engine_socket(x->f), &err);
+	assert_non_null(x->e);
+	assert_int_equal(svc_container_remove(x->e, "given", -1, &err), 0);
+	assert_int_equal(fake_engine_count(x->f, "DELETE", "/containers/given?v=1&force=1"), 1);
+	assert_int_equal(fake_engine_count(x->f, "GET", "/containers/given/json"), 1);
+	assert_int_equal(fake_engine_count(x->f, "GET", "/libpod/*"), 8); /* 4 mounts each, on Podman */
 }
 
 /* An engine that ignores the label filter of gc's list calls answers
