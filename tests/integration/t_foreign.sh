@@ -132,9 +132,8 @@ test_foreign_volume_down() {
 }
 
 # Containers that are not running count too: one created on the network and
-# never started (dockerd's {"network":[ID]} filter leaves it out, and dockerd
-# itself would remove the network under it: it has no endpoint yet), one
-# stopped after it was connected.
+# never started (dockerd's {"network":[ID]} filter leaves it out: it has no
+# endpoint yet), one stopped after it was connected.
 test_foreign_not_running() {
 	local d created stopped body
 	d=$(foreign_project)
