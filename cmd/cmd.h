@@ -53,6 +53,7 @@ struct te_ctx {
 	const char *progress;	       /* --progress auto|tty|plain, or NULL (auto) */
 	bool version, list_verbs;      /* --version, --list-verbs */
 	const char *gen;	       /* hidden --gen man|bash|zsh|options */
+	char **pool_refill;	       /* hidden --pool-refill TEMPLATE,... (owned) */
 	const struct cmd_verb *verb;   /* the verb being run, set by main */
 	struct svc_settings *settings; /* loaded on demand by cmd_get_settings(), owned */
 	struct ledger *ledger;	       /* opened by cmd_parse when the verb needs it */
@@ -208,6 +209,12 @@ CMD_VERB_DECL(events);
 CMD_VERB_DECL(evidence);
 CMD_VERB_DECL(retain);
 CMD_VERB_DECL(gc);
+CMD_VERB_DECL(reset);
+
+/* The hidden `taskenv --pool-refill TEMPLATE,...` (cmd/reset.c), the
+ * process `up` and `reset` start detached to refill the pools of the
+ * Postgres templates they used (services/lifecycle/pgtpl.h). */
+int cmd_pool_refill(struct te_ctx *ctx, char *const *templates);
 
 /* The task list of `ps` and `ls`. */
 int cmd_ps_tasks(struct te_ctx *ctx, bool json);

@@ -1,6 +1,7 @@
 /* taskenv gc: remove expired tasks and orphaned objects of this ledger. */
 #include "cmd/cmd.h"
 #include "services/lifecycle/gc.h"
+#include "services/settings.h"
 #include "state/ledger.h"
 
 #include <stdio.h>
@@ -19,6 +20,9 @@ const char cmd_gc_about[] =
     "engine objects labelled io.taskenv.task and io.taskenv.ledger=<this ledger>\n"
     "that the ledger does not hold (left by a process killed at the wrong moment).\n"
     "Never touches an object without both labels, nor one of a live or locked task.\n"
+    "Then Postgres templates built from migrations: what a killed build or pool\n"
+    "refill left, and templates no task was cloned from, unused for template_gc_age\n"
+    "(default 7d), with their spare databases.\n"
     "Exit 1 when something could not be removed (it stays pending for the next gc).\n";
 
 int cmd_gc(struct te_ctx *ctx, int argc, char **argv)
@@ -26,15 +30,20 @@ int cmd_gc(struct te_ctx *ctx, int argc, char **argv)
 	struct svc_gc_opts o = {.stop_timeout = 10, .progress = cmd_progress};
 	struct svc_gc_result r = {0};
 	struct te_err err = {0};
+	const struct svc_settings *s;
 	int rc, i = cmd_parse(ctx, argc, argv, &o, &rc);
 
 	if (i < 0)
 		return rc;
-	if (!cmd_engine(ctx, NULL, &err))
+	s = cmd_get_settings(ctx, &err);
+	if (!s || !cmd_engine(ctx, NULL, &err))
 		return cmd_fail("gc", &err);
+	o.template_gc_age = svc_settings_at(s, SVC_SET_TEMPLATE_GC_AGE)->num;
 	rc = svc_gc(ctx->engine, ctx->ledger, &o, &r, &err);
-	printf("gc%s: %zu expired task(s)%s, %zu orphan object(s)%s, %zu kept (live), remaining %zu\n",
+	printf("gc%s: %zu expired task(s)%s, %zu orphan object(s)%s, %zu kept (live), %zu postgres "
+	       "template/pool database(s)%s, remaining %zu\n",
 	       o.dry_run ? " (dry run)" : "", r.tasks, o.dry_run ? " would go" : " removed", r.orphans,
-	       o.dry_run ? " would go" : " removed", r.live, r.remaining);
+	       o.dry_run ? " would go" : " removed", r.live, r.templates,
+	       o.dry_run ? " would go" : " removed", r.remaining);
 	return rc < 0 ? cmd_fail("gc", &err) : EXIT_OK;
 }

@@ -56,6 +56,8 @@ static const struct cmd_verb commands[] = {
     VERB("evidence", evidence, CMD_NEED_LEDGER, NULL, "write the promotion package a reviewer opens"),
     VERB("retain", retain, CMD_NEED_LEDGER, NULL, "keep a task stopped for inspection until a deadline"),
     VERB("gc", gc, CMD_NEED_LEDGER, NULL, "remove expired tasks and orphaned objects of this ledger"),
+    VERB("reset", reset, CMD_NEED_LEDGER, "RESOURCE",
+	 "empty a task's Postgres schema or database back to its start"),
     {NULL, NULL, 0, NULL, NULL, NULL, NULL, NULL},
 };
 
@@ -77,6 +79,9 @@ static const struct cmd_option global_options[] = {
     CMD_OPT_FLAG(0, "list-verbs", struct te_ctx, list_verbs, "print the verbs, one per line"),
     {"gen", 0, "KIND", "print the man page, a completion script or the option list (build and tests)",
      cmd_opt_choice, CMD_FIELD(struct te_ctx, gen, const char *), "man|bash|zsh|options", CMD_OPT_HIDDEN},
+    {"pool-refill", 0, "TEMPLATE,...",
+     "refill the pools of these Postgres templates (started by up and reset)", cmd_opt_csv,
+     CMD_FIELD(struct te_ctx, pool_refill, char **), NULL, CMD_OPT_HIDDEN | CMD_OPT_REPEAT},
     CMD_OPT_END,
 };
 
@@ -147,6 +152,7 @@ static void ctx_release(struct te_ctx *ctx)
 	engine_free(ctx->engine);
 	free(ctx->engine_socket);
 	state_close(ctx->ledger);
+	te_strv_free(ctx->pool_refill);
 	if (ctx->settings)
 		svc_settings_release(ctx->settings);
 	free(ctx->settings);
@@ -167,6 +173,8 @@ static int global_only(struct te_ctx *ctx, bool help)
 	}
 	if (ctx->gen)
 		return cmd_gen(ctx->gen);
+	if (ctx->pool_refill)
+		return cmd_pool_refill(ctx, ctx->pool_refill);
 	return -1;
 }
 

@@ -126,6 +126,20 @@ static uint32_t fnv1a(const char *s)
 	return h;
 }
 
+char *drv_plain_name(const char *prefix, const char *ledger_id, const char *task, const char *key, size_t max)
+{
+	te_autofree char *seed = xasprintf("%s/%s/%s", ledger_id, task, key);
+	te_autofree char *base = xasprintf("%s%s_%s", prefix, task, key);
+	size_t n = strlen(base);
+
+	for (char *c = base; *c; c++)
+		if (!((*c >= 'a' && *c <= 'z') || (*c >= '0' && *c <= '9')))
+			*c = '_';
+	if (n > max - 9)
+		n = max - 9;
+	return xasprintf("%.*s_%08x", (int)n, base, fnv1a(seed));
+}
+
 char *drv_object_name(const char *prefix, const char *task, const char *key, size_t max)
 {
 	char *full = xasprintf("%s%s_%s", prefix, task, key);

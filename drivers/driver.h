@@ -45,6 +45,14 @@ struct drv_spec {
 	const char *amqp_port; /* rabbitmq: the AMQP port clients use on the host side, or NULL:
 				* the listener the server reports (wrong when it is remapped, as
 				* for any RabbitMQ in a container: the shared one sets it) */
+	/* The name an earlier `up` of this task recorded for the resource's
+	 * primary object, or NULL: the driver derives it. Keeps a task made
+	 * under an older naming rule on the names it has. */
+	const char *name;
+	/* postgres database mode: TMPL is a template taskenv built from the
+	 * project's migrations (drivers/postgres.h): a spare database of its pool
+	 * is taken when there is one (REC's claim), else it is cloned. */
+	bool built;
 };
 
 /* How a driver records its steps (implemented by services/ over the
@@ -61,6 +69,16 @@ struct drv_recorder {
 	int (*secret_get)(void *ctx, const char *name, char **out, struct te_err *err);
 	/* Store the task's secret NAME (replaces an older value). */
 	int (*secret_put)(void *ctx, const char *name, const char *value, struct te_err *err);
+	/* Take a spare object of KIND made for GROUP (a pool database of
+	 * template GROUP) for this resource: its row moves to the task (state
+	 * removing, so `down` removes it by name if the hand-out never ends) and
+	 * *NAME / *ROW say which. This resource's earlier claim that never
+	 * ended (a killed hand-out) comes first; with TAKE_NEW false only that
+	 * one. *NAME (owned) is NULL when there is none. May be NULL: no pool. */
+	int (*claim)(void *ctx, const char *kind, const char *group, bool take_new, char **name,
+		     long long *row, struct te_err *err);
+	/* Claimed row ROW is used up (its name no longer exists): removed. */
+	int (*consumed)(void *ctx, long long row, struct te_err *err);
 };
 
 /* The ledger protocol around one driver object (ARCHITECTURE.md): commit
@@ -143,6 +161,10 @@ struct drv_ops {
 	int (*teardown)(const struct drv_ref *ref, enum drv_removed *out, struct te_err *err);
 	/* Close what teardown kept open. May be NULL. */
 	void (*release)(void);
+	/* Does the recorded object exist on its server, as ours (`verify`)?
+	 * *OUT: DRV_REMOVED means present and ours, DRV_GONE absent,
+	 * DRV_NOT_OURS present but not marked as ours. May be NULL. */
+	int (*check)(const struct drv_ref *ref, enum drv_removed *out, struct te_err *err);
 };
 
 /* How many drivers this build has: drv_at(0 .. DRV_COUNT - 1). */
@@ -171,6 +193,14 @@ char *drv_random_password(struct te_err *err);
  * user made with it can always be logged into again after a crash).
  * *OUT owned (a secret). */
 int drv_task_password(const struct drv_recorder *rec, const char *key, char **out, struct te_err *err);
+
+/* An object name that needs no quoting anywhere (SQL included): only
+ * [a-z0-9_]. PREFIX + TASK + "_" + KEY with every other character ('-')
+ * turned into '_', cut to MAX - 9 bytes, then "_" + 8 hex digits of an
+ * FNV-1a hash of "LEDGER_ID/TASK/KEY": tasks "feat-email" and "feat_email"
+ * (and two ledgers' tasks of one name) never share a name. Owned. */
+char *drv_plain_name(const char *prefix, const char *ledger_id, const char *task, const char *key,
+		     size_t max);
 
 /* An object name from the task and the resource key: PREFIX + TASK + "_" +
  * KEY with '-' kept, at most MAX bytes; longer names keep their first bytes

@@ -1,5 +1,7 @@
 #include "drivers/postgres.h"
+#include "drivers/pg_int.h"
 #include "common/err.h"
+#include "common/fault.h"
 #include "common/mem.h"
 
 #define TE_WITH_CJSON
@@ -9,140 +11,6 @@
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
-
-#define PG_NAME_MAX 63
-#define PG_CONN_LIMIT "32"
-
-/* One admin session and what messages say about it. */
-struct pg {
-	PGconn *c;
-	char where[256]; /* "host:port", never credentials */
-};
-
-/* ---- connections, statements, quoting ---- */
-
-static void where_of(const char *url, char *out, size_t n)
-{
-	PQconninfoOption *opts = PQconninfoParse(url, NULL);
-	const char *host = NULL, *port = NULL;
-
-	for (PQconninfoOption *o = opts; o && o->keyword; o++) {
-		if (strcmp(o->keyword, "host") == 0 && o->val && *o->val)
-			host = o->val;
-		if (strcmp(o->keyword, "port") == 0 && o->val && *o->val)
-			port = o->val;
-	}
-	snprintf(out, n, "%s:%s", host ? host : "local socket", port ? port : "5432");
-	PQconninfoFree(opts);
-}
-
-/* libpq messages end in a newline and may span lines: keep the first. */
-static const char *pq_msg(const char *m, char *buf, size_t n)
-{
-	snprintf(buf, n, "%s", m ? m : "unknown error");
-	buf[strcspn(buf, "\n")] = '\0';
-	return buf;
-}
-
-static void quiet(void *arg, const char *message)
-{
-}
-
-/* Connect to URL (its dbname replaced by DBNAME unless NULL). */
-static int pg_connect(struct pg *pg, const char *url, const char *dbname, struct te_err *err)
-{
-	const char *kw[] = {"dbname", "dbname", "connect_timeout", "application_name", NULL};
-	const char *val[] = {url, dbname, "5", "taskenv", NULL};
-	char m[512];
-
-	where_of(url, pg->where, sizeof(pg->where));
-	pg->c = PQconnectdbParams(kw, val, 1);
-	if (!pg->c)
-		TE_BUG("PQconnectdbParams returned NULL");
-	/* Drivers never print: libpq's default prints NOTICEs to stderr. */
-	PQsetNoticeProcessor(pg->c, quiet, NULL);
-	if (PQstatus(pg->c) != CONNECTION_OK)
-		return te_err_set(err, TE_E_FAIL, "postgres server %s: %s", pg->where,
-				  pq_msg(PQerrorMessage(pg->c), m, sizeof(m)));
-	return 0;
-}
-
-static void pg_release(struct pg *pg)
-{
-	if (pg->c)
-		PQfinish(pg->c);
-	pg->c = NULL;
-}
-#define autopgs __attribute__((cleanup(pg_release)))
-
-/* Run SQL with N text parameters; *OUT (when non-NULL) gets the result. */
-static int pg_exec(struct pg *pg, const char *sql, int n, const char *const *params, PGresult **out,
-		   struct te_err *err)
-{
-	te_autopgres PGresult *r = PQexecParams(pg->c, sql, n, NULL, params, NULL, NULL, 0);
-	ExecStatusType st = PQresultStatus(r);
-	const char *state;
-	char m[512];
-
-	if (st != PGRES_COMMAND_OK && st != PGRES_TUPLES_OK) {
-		state = PQresultErrorField(r, PG_DIAG_SQLSTATE);
-		return te_err_set(err, TE_E_FAIL, "postgres server %s: %s%s%s%s", pg->where,
-				  pq_msg(PQresultErrorMessage(r), m, sizeof(m)), state ? " (SQLSTATE " : "",
-				  state ? state : "", state ? ")" : "");
-	}
-	if (out)
-		*out = TE_STEAL(r);
-	return 0;
-}
-
-static int pg_run(struct pg *pg, const char *sql, struct te_err *err)
-{
-	return pg_exec(pg, sql, 0, NULL, NULL, err);
-}
-
-/* The single text value of a one-parameter query: *OUT owned, NULL when
- * there is no row; *FOUND says whether there was one (the value may be
- * NULL in a row). */
-static int pg_value(struct pg *pg, const char *sql, const char *param, char **out, bool *found,
-		    struct te_err *err)
-{
-	te_autopgres PGresult *r = NULL;
-
-	*out = NULL;
-	if (pg_exec(pg, sql, 1, &param, &r, err) < 0)
-		return -1;
-	*found = PQntuples(r) > 0;
-	if (*found && !PQgetisnull(r, 0, 0))
-		*out = xstrdup(PQgetvalue(r, 0, 0));
-	return 0;
-}
-
-static char *quote(PGconn *c, const char *s, bool literal)
-{
-	char *q = literal ? PQescapeLiteral(c, s, strlen(s)) : PQescapeIdentifier(c, s, strlen(s));
-	char *out;
-
-	if (!q)
-		TE_BUG("PQescapeIdentifier/PQescapeLiteral failed");
-	out = xstrdup(q);
-	PQfreemem(q);
-	return out;
-}
-
-static char *ident(struct pg *pg, const char *s)
-{
-	return quote(pg->c, s, false);
-}
-
-static char *lit(struct pg *pg, const char *s)
-{
-	return quote(pg->c, s, true);
-}
-
-static char *owner_mark(const char *ledger_id, const char *task)
-{
-	return xasprintf("taskenv ledger=%s task=%s", ledger_id, task);
-}
 
 /* ---- provisioning ---- */
 
@@ -175,42 +43,24 @@ static char *detail_json(struct prov *p)
 	cJSON_AddStringToObject(o, "database", p->database ? p->role : PQdb(p->pg.c));
 	cJSON_AddStringToObject(o, "isolation", p->database ? "database" : "schema");
 	cJSON_AddStringToObject(o, "role", p->role);
+	/* gc keeps a template while a task cloned from it exists. */
+	if (p->s->tmpl)
+		cJSON_AddStringToObject(o, "template", p->s->tmpl);
 	return cJSON_PrintUnformatted(o);
-}
-
-/* The role's password as the server stores it (SCRAM verifier, per the
- * server's password_encryption), hashed here with PQencryptPasswordConn:
- * CREATE ROLE ... PASSWORD 'clear text' would put the task's password in
- * any server log that records DDL (log_statement = ddl). Owned, quoted. */
-static char *password_lit(struct prov *p, struct te_err *err)
-{
-	char *hash = PQencryptPasswordConn(p->pg.c, p->password, p->role, NULL);
-	char *q;
-
-	if (!hash) {
-		te_err_set(err, TE_E_FAIL, "postgres server %s: hash the password of role '%s': %s",
-			   p->pg.where, p->role, PQerrorMessage(p->pg.c));
-		return NULL;
-	}
-	q = lit(&p->pg, hash);
-	PQfreemem(hash);
-	return q;
 }
 
 static int role_sql(struct prov *p, bool exists, struct te_err *err)
 {
-	te_autofree char *r = ident(&p->pg, p->role);
-	te_autofree char *pw = password_lit(p, err);
-	te_autofree char *mark_text = owner_mark(p->s->ledger_id, p->s->task);
-	te_autofree char *mark = lit(&p->pg, mark_text);
+	te_autofree char *r = pg_ident(&p->pg, p->role);
+	te_autofree char *pw = pg_password_lit(&p->pg, p->role, p->password, err);
+	te_autofree char *mark_text = pg_owner_mark(p->s->ledger_id, p->s->task);
+	te_autofree char *mark = pg_lit(&p->pg, mark_text);
 	te_autofree char *comment = xasprintf("COMMENT ON ROLE %s IS %s", r, mark);
 	te_autofree char *sql = NULL;
 
 	if (!pw)
 		return -1;
-	sql = xasprintf("%s ROLE %s WITH LOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE "
-			"NOREPLICATION NOBYPASSRLS CONNECTION LIMIT " PG_CONN_LIMIT " PASSWORD %s",
-			exists ? "ALTER" : "CREATE", r, pw);
+	sql = xasprintf("%s ROLE %s WITH " PG_ROLE_ATTRS " PASSWORD %s", exists ? "ALTER" : "CREATE", r, pw);
 	if (pg_run(&p->pg, sql, err) < 0)
 		return -1;
 	return exists ? 0 : pg_run(&p->pg, comment, err);
@@ -220,14 +70,13 @@ static int role_sql(struct prov *p, bool exists, struct te_err *err)
 static int role_create(void *ctx, const char *name, struct te_err *err)
 {
 	struct prov *p = ctx;
-	te_autofree char *mark = owner_mark(p->s->ledger_id, p->s->task);
+	te_autofree char *mark = pg_owner_mark(p->s->ledger_id, p->s->task);
 	te_autofree char *comment = NULL;
 	bool found;
 
 	if (pg_run(&p->pg, "BEGIN", err) < 0)
 		return -1;
-	if (pg_value(&p->pg, "SELECT shobj_description(oid, 'pg_authid') FROM pg_roles WHERE rolname = $1",
-		     p->role, &comment, &found, err) < 0)
+	if (pg_comment_of(&p->pg, "pg_authid", p->role, &comment, &found, err) < 0)
 		goto fail;
 	if (found && (!comment || strcmp(comment, mark) != 0)) {
 		te_err_set(err, TE_E_CONFLICT,
@@ -264,8 +113,8 @@ static int check_owner(struct prov *p, const char *what, const char *owner, stru
 static int schema_create(void *ctx, const char *name, struct te_err *err)
 {
 	struct prov *p = ctx;
-	te_autofree char *id = ident(&p->pg, p->role);
-	te_autofree char *db = ident(&p->pg, PQdb(p->pg.c));
+	te_autofree char *id = pg_ident(&p->pg, p->role);
+	te_autofree char *db = pg_ident(&p->pg, PQdb(p->pg.c));
 	te_autofree char *owner = NULL;
 	te_autofree char *create = xasprintf("CREATE SCHEMA %s AUTHORIZATION %s", id, id);
 	te_autofree char *path = xasprintf("ALTER ROLE %s IN DATABASE %s SET search_path = %s", id, db, id);
@@ -281,7 +130,7 @@ static int schema_create(void *ctx, const char *name, struct te_err *err)
 	return pg_run(&p->pg, path, err);
 }
 
-/* Hand the objects a template gave the clone to the task's role. */
+/* Hand the objects a hand-named template gave the clone to the task's role. */
 static int adopt_sql(struct pg *pg, const char *role, struct te_err *err)
 {
 	static const char *const q =
@@ -296,13 +145,13 @@ static int adopt_sql(struct pg *pg, const char *role, struct te_err *err)
 	    "WHERE nspname NOT IN ('pg_catalog', 'information_schema') AND nspname NOT LIKE 'pg\\_%' "
 	    "AND pg_get_userbyid(nspowner) NOT IN ($1, 'pg_database_owner')";
 	te_autopgres PGresult *r = NULL;
-	te_autofree char *to = ident(pg, role);
+	te_autofree char *to = pg_ident(pg, role);
 
 	if (pg_exec(pg, q, 1, &role, &r, err) < 0)
 		return -1;
 	for (int i = 0; i < PQntuples(r); i++) {
-		te_autofree char *rel = ident(pg, PQgetvalue(r, i, 2));
-		te_autofree char *nsp = PQgetisnull(r, i, 1) ? NULL : ident(pg, PQgetvalue(r, i, 1));
+		te_autofree char *rel = pg_ident(pg, PQgetvalue(r, i, 2));
+		te_autofree char *nsp = PQgetisnull(r, i, 1) ? NULL : pg_ident(pg, PQgetvalue(r, i, 1));
 		te_autofree char *sql = xasprintf("ALTER %s %s%s%s OWNER TO %s", PQgetvalue(r, i, 0),
 						  nsp ? nsp : "", nsp ? "." : "", rel, to);
 
@@ -312,12 +161,27 @@ static int adopt_sql(struct pg *pg, const char *role, struct te_err *err)
 	return 0;
 }
 
+/* A built template's role owns everything its migration made and no shared
+ * object (the admin owns the ready template), so one REASSIGN OWNED moves
+ * all of it, of any kind; DROP OWNED then drops its privileges in the
+ * clone, so the template's role can be dropped with the template. */
+int pg_reassign_from_template(struct pg *inner, const char *tmpl, const char *role, struct te_err *err)
+{
+	te_autofree char *from = pg_ident(inner, tmpl);
+	te_autofree char *to = pg_ident(inner, role);
+	te_autofree char *sql = xasprintf("REASSIGN OWNED BY %s TO %s; DROP OWNED BY %s", from, to, from);
+
+	return pg_run(inner, sql, err);
+}
+
 static int adopt_template_objects(struct prov *p, struct te_err *err)
 {
 	autopgs struct pg inner = {0};
 
 	if (pg_connect(&inner, p->s->server, p->role, err) < 0)
 		return -1;
+	if (p->s->built)
+		return pg_reassign_from_template(&inner, p->s->tmpl, p->role, err);
 	if (pg_run(&inner, "BEGIN", err) < 0 || adopt_sql(&inner, p->role, err) < 0)
 		return -1;
 	return pg_run(&inner, "COMMIT", err);
@@ -326,23 +190,23 @@ static int adopt_template_objects(struct prov *p, struct te_err *err)
 static int clone_locked(struct prov *p, const char *create, struct te_err *err)
 {
 	const char *t = p->s->tmpl;
+	const char *mode = p->s->built ? "_shared" : "";
+	te_autofree char *lock = xasprintf("SELECT pg_advisory_lock%s(" PG_TEMPLATE_LOCK_KEY ")", mode);
+	te_autofree char *unlock = xasprintf("SELECT pg_advisory_unlock%s(" PG_TEMPLATE_LOCK_KEY ")", mode);
 	int rc;
 
-	if (pg_exec(&p->pg, "SELECT pg_advisory_lock(hashtextextended('taskenv-template:' || $1, 0))", 1, &t,
-		    NULL, err) < 0)
+	if (pg_exec(&p->pg, lock, 1, &t, NULL, err) < 0)
 		return -1;
 	rc = pg_run(&p->pg, create, err);
-	PQclear(PQexecParams(p->pg.c,
-			     "SELECT pg_advisory_unlock(hashtextextended('taskenv-template:' || $1, 0))", 1,
-			     NULL, &t, NULL, NULL, 0));
+	PQclear(PQexecParams(p->pg.c, unlock, 1, NULL, &t, NULL, NULL, 0));
 	return rc;
 }
 
 static int database_create(void *ctx, const char *name, struct te_err *err)
 {
 	struct prov *p = ctx;
-	te_autofree char *id = ident(&p->pg, p->role);
-	te_autofree char *tp = p->s->tmpl ? ident(&p->pg, p->s->tmpl) : NULL;
+	te_autofree char *id = pg_ident(&p->pg, p->role);
+	te_autofree char *tp = p->s->tmpl ? pg_ident(&p->pg, p->s->tmpl) : NULL;
 	te_autofree char *owner = NULL;
 	te_autofree char *create =
 	    xasprintf("CREATE DATABASE %s OWNER %s%s%s", id, id, tp ? " TEMPLATE " : "", tp ? tp : "");
@@ -361,12 +225,140 @@ static int database_create(void *ctx, const char *name, struct te_err *err)
 	return tp ? adopt_template_objects(p, err) : 0;
 }
 
+/* ---- the hand-out: a pool database becomes the task's ---- */
+
+/* 1 when neither a role nor a database named P's role exists. */
+static int names_free(struct prov *p, struct te_err *err)
+{
+	static const char q[] = "SELECT NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = $1)"
+				" AND NOT EXISTS (SELECT 1 FROM pg_database WHERE datname = $1)";
+	te_autofree char *v = NULL;
+	bool found;
+
+	if (pg_value(&p->pg, q, p->role, &v, &found, err) < 0)
+		return -1;
+	return v && strcmp(v, "t") == 0;
+}
+
+/* Pool database NAME is whole: its role carries the pool mark of P's
+ * template and owns the database of the same name. */
+static int pool_whole(struct prov *p, const char *name, struct te_err *err)
+{
+	static const char q[] = "SELECT shobj_description(r.oid, 'pg_authid') FROM pg_roles r"
+				" JOIN pg_database d ON d.datdba = r.oid AND d.datname = r.rolname"
+				" WHERE r.rolname = $1";
+	te_autofree char *mark = xasprintf("taskenv ledger=%s pool=%s", p->s->ledger_id, p->s->tmpl);
+	te_autofree char *v = NULL;
+	bool found;
+
+	if (pg_value(&p->pg, q, name, &v, &found, err) < 0)
+		return -1;
+	return v && strcmp(v, mark) == 0;
+}
+
+/* One transaction: role and database NAME become P's, with the task's
+ * password (hashed here) and mark. Renames, not new files. */
+static int rename_pool(struct prov *p, const char *name, struct te_err *err)
+{
+	te_autofree char *from = pg_ident(&p->pg, name);
+	te_autofree char *to = pg_ident(&p->pg, p->role);
+	te_autofree char *pw = pg_password_lit(&p->pg, p->role, p->password, err);
+	te_autofree char *mark_text = pg_owner_mark(p->s->ledger_id, p->s->task);
+	te_autofree char *mark = pg_lit(&p->pg, mark_text);
+	te_autofree char *sql = NULL;
+
+	if (!pw)
+		return -1;
+	sql = xasprintf("ALTER ROLE %s RENAME TO %s; ALTER ROLE %s WITH PASSWORD %s; COMMENT ON ROLE %s IS "
+			"%s; ALTER DATABASE %s RENAME TO %s",
+			from, to, to, pw, to, mark, from, to);
+	return pg_run(&p->pg, sql, err);
+}
+
+/* The task's role and database rows intended, then a pool database of
+ * the built template claimed and renamed: *DONE when the task got one. A
+ * claim already renamed or vanished is used up; one that cannot be renamed
+ * (someone connected to it) stays the task's row for `down` to drop. */
+static int handout(struct prov *p, bool *done, struct te_err *err)
+{
+	long long rrow, drow, prow;
+	int rc;
+
+	*done = false;
+	if (!p->rec->claim)
+		return 0;
+	rc = names_free(p, err);
+	if (rc <= 0)
+		return rc;
+	if (p->rec->intend(p->rec->ctx, "postgres-role", p->role, p->detail, &rrow, err) < 0 ||
+	    p->rec->intend(p->rec->ctx, "postgres-database", p->role, p->detail, &drow, err) < 0)
+		return -1;
+	for (int attempt = 0; attempt < 4 && !*done; attempt++) {
+		te_autofree char *name = NULL;
+
+		if (p->rec->claim(p->rec->ctx, "postgres-pool", p->s->tmpl, true, &name, &prow, err) < 0)
+			return -1;
+		if (!name)
+			return 0;
+		rc = pool_whole(p, name, err);
+		if (rc < 0)
+			return -1;
+		if (rc == 0) {
+			/* Not whole (it should be): drop what of it is ours. */
+			struct drv_ref ref = {p->s->task, p->s->ledger_id, "postgres-pool", name, NULL, NULL,
+					      NULL};
+			enum drv_removed how;
+
+			if (pg_pool_teardown(&p->pg, &ref, p->s->tmpl, false, &how, err) < 0 ||
+			    p->rec->consumed(p->rec->ctx, prow, err) < 0)
+				return -1;
+			continue;
+		}
+		te_fault_point("before-handout", "postgres-database", p->role);
+		if (rename_pool(p, name, err) < 0) {
+			te_err_clear(err);
+			return 0;
+		}
+		te_fault_point("after-handout", "postgres-database", p->role);
+		*done = true;
+	}
+	if (!*done)
+		return 0;
+	if (p->rec->created(p->rec->ctx, rrow, p->role, err) < 0 ||
+	    p->rec->created(p->rec->ctx, drow, p->role, err) < 0)
+		return -1;
+	return p->rec->consumed(p->rec->ctx, prow, err);
+}
+
+/* A claim of this resource that a killed hand-out left, when the task got
+ * its database another way: drop that pool database (if still whole) and
+ * record it used up. */
+static int settle_claim(struct prov *p, struct te_err *err)
+{
+	te_autofree char *name = NULL;
+	struct drv_ref ref = {p->s->task, p->s->ledger_id, "postgres-pool", NULL, NULL, NULL, NULL};
+	long long row;
+	enum drv_removed how;
+
+	if (!p->s->built || !p->rec->claim)
+		return 0;
+	if (p->rec->claim(p->rec->ctx, "postgres-pool", p->s->tmpl, false, &name, &row, err) < 0)
+		return -1;
+	if (!name)
+		return 0;
+	ref.name = name;
+	if (pg_pool_teardown(&p->pg, &ref, p->s->tmpl, false, &how, err) < 0)
+		return -1;
+	return p->rec->consumed(p->rec->ctx, row, err);
+}
+
 static int check_template(struct prov *p, struct te_err *err)
 {
 	te_autofree char *v = NULL;
 	bool found;
 
-	if (!p->s->tmpl)
+	/* A built template was made ready by the caller, under its lock. */
+	if (!p->s->tmpl || p->s->built)
 		return 0;
 	if (pg_value(&p->pg, "SELECT datname FROM pg_database WHERE datname = $1", p->s->tmpl, &v, &found,
 		     err) < 0)
@@ -407,19 +399,27 @@ static int verify(struct prov *p, struct te_err *err)
 static int pg_provision(const struct drv_spec *s, const struct drv_recorder *rec, struct te_err *err)
 {
 	struct prov p = {.s = s, .rec = rec};
+	bool done = false;
 	int rc = -1;
 
 	p.database = s->isolation && strcmp(s->isolation, "database") == 0;
-	p.role = drv_object_name("te_", s->task, s->key, PG_NAME_MAX);
+	p.role =
+	    s->name ? xstrdup(s->name) : drv_plain_name("te_", s->ledger_id, s->task, s->key, PG_NAME_MAX);
 	if (pg_connect(&p.pg, s->server, NULL, err) < 0 || check_template(&p, err) < 0 ||
 	    drv_task_password(p.rec, s->key, &p.password, err) < 0)
 		goto out;
 	p.detail = detail_json(&p);
-	if (step(&p, "postgres-role", role_create, err) < 0)
+	if (p.database && s->built && handout(&p, &done, err) < 0)
 		goto out;
-	if (step(&p, p.database ? "postgres-database" : "postgres-schema",
-		 p.database ? database_create : schema_create, err) < 0)
-		goto out;
+	if (!done) {
+		if (step(&p, "postgres-role", role_create, err) < 0)
+			goto out;
+		if (step(&p, p.database ? "postgres-database" : "postgres-schema",
+			 p.database ? database_create : schema_create, err) < 0)
+			goto out;
+		if (settle_claim(&p, err) < 0)
+			goto out;
+	}
 	rc = verify(&p, err);
 out:
 	prov_release(&p);
@@ -481,17 +481,17 @@ static int pg_ready(const char *server, int timeout_s, struct te_err *err)
 		}
 		usleep(100 * 1000);
 	}
-	where_of(server, where, sizeof(where));
+	pg_where_of(server, where, sizeof(where));
 	return te_err_set(err, TE_E_FAIL, "postgres server %s: not ready after %d s", where, timeout_s);
 }
 
-/* ---- teardown ---- */
+/* ---- teardown (and check: the same lookups, nothing dropped) ---- */
 
-static int drop_database(struct pg *pg, const struct drv_ref *ref, const char *role, enum drv_removed *out,
-			 struct te_err *err)
+static int drop_database(struct pg *pg, const struct drv_ref *ref, const char *role, bool check_only,
+			 enum drv_removed *out, struct te_err *err)
 {
 	te_autofree char *owner = NULL;
-	te_autofree char *id = ident(pg, ref->name);
+	te_autofree char *id = pg_ident(pg, ref->name);
 	te_autofree char *sql = xasprintf("DROP DATABASE %s WITH (FORCE)", id);
 	bool found;
 
@@ -503,14 +503,14 @@ static int drop_database(struct pg *pg, const struct drv_ref *ref, const char *r
 		return 0;
 	}
 	*out = DRV_REMOVED;
-	return pg_run(pg, sql, err);
+	return check_only ? 0 : pg_run(pg, sql, err);
 }
 
-static int drop_schema(struct pg *pg, const struct drv_ref *ref, const char *role, enum drv_removed *out,
-		       struct te_err *err)
+static int drop_schema(struct pg *pg, const struct drv_ref *ref, const char *role, bool check_only,
+		       enum drv_removed *out, struct te_err *err)
 {
 	te_autofree char *owner = NULL;
-	te_autofree char *id = ident(pg, ref->name);
+	te_autofree char *id = pg_ident(pg, ref->name);
 	te_autofree char *sql = xasprintf("DROP SCHEMA %s CASCADE", id);
 	bool found;
 
@@ -522,32 +522,31 @@ static int drop_schema(struct pg *pg, const struct drv_ref *ref, const char *rol
 		return 0;
 	}
 	*out = DRV_REMOVED;
-	return pg_run(pg, sql, err);
+	return check_only ? 0 : pg_run(pg, sql, err);
 }
 
-static int drop_role(struct pg *pg, const struct drv_ref *ref, enum drv_removed *out, struct te_err *err)
+static int drop_role(struct pg *pg, const struct drv_ref *ref, bool check_only, enum drv_removed *out,
+		     struct te_err *err)
 {
-	te_autofree char *mark = owner_mark(ref->ledger_id, ref->task);
+	te_autofree char *mark = pg_owner_mark(ref->ledger_id, ref->task);
 	te_autofree char *comment = NULL;
-	te_autofree char *id = ident(pg, ref->name);
-	te_autofree char *owned = xasprintf("DROP OWNED BY %s", id);
-	te_autofree char *drop = xasprintf("DROP ROLE %s", id);
+	te_autofree char *id = pg_ident(pg, ref->name);
+	te_autofree char *sql = xasprintf("DROP OWNED BY %s; DROP ROLE %s", id, id);
 	bool found;
 
-	if (pg_value(pg, "SELECT shobj_description(oid, 'pg_authid') FROM pg_roles WHERE rolname = $1",
-		     ref->name, &comment, &found, err) < 0)
+	if (pg_comment_of(pg, "pg_authid", ref->name, &comment, &found, err) < 0)
 		return -1;
 	if (!found || !comment || strcmp(comment, mark) != 0) {
 		*out = found ? DRV_NOT_OURS : DRV_GONE;
 		return 0;
 	}
 	*out = DRV_REMOVED;
+	if (check_only)
+		return 0;
 	if (pg_exec(pg, "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE usename = $1", 1,
 		    &ref->name, NULL, err) < 0)
 		return -1;
-	if (pg_run(pg, owned, err) < 0)
-		return -1;
-	return pg_run(pg, drop, err);
+	return pg_run(pg, sql, err);
 }
 
 /* Teardown's admin session, kept between the teardown calls of one
@@ -587,19 +586,25 @@ static int kept_session(const char *server, const char *db, bool *reused, struct
 	return 0;
 }
 
-static int teardown_on(struct pg *pg, const struct drv_ref *ref, const char *role, enum drv_removed *out,
-		       struct te_err *err)
+static int teardown_on(struct pg *pg, const struct drv_ref *ref, const cJSON *d, bool check_only,
+		       enum drv_removed *out, struct te_err *err)
 {
+	const char *role = jstr(d, "role");
+
 	if (strcmp(ref->kind, "postgres-database") == 0)
-		return drop_database(pg, ref, role, out, err);
+		return drop_database(pg, ref, role, check_only, out, err);
 	if (strcmp(ref->kind, "postgres-schema") == 0)
-		return drop_schema(pg, ref, role, out, err);
+		return drop_schema(pg, ref, role, check_only, out, err);
 	if (strcmp(ref->kind, "postgres-role") == 0)
-		return drop_role(pg, ref, out, err);
+		return drop_role(pg, ref, check_only, out, err);
+	if (strcmp(ref->kind, "postgres-template") == 0)
+		return pg_tpl_teardown(pg, ref, check_only, out, err);
+	if (strcmp(ref->kind, "postgres-pool") == 0 && jstr(d, "template"))
+		return pg_pool_teardown(pg, ref, jstr(d, "template"), check_only, out, err);
 	return te_err_set(err, TE_E_STATE, "unknown postgres resource kind '%s'", ref->kind);
 }
 
-static int pg_teardown(const struct drv_ref *ref, enum drv_removed *out, struct te_err *err)
+static int on_server(const struct drv_ref *ref, bool check_only, enum drv_removed *out, struct te_err *err)
 {
 	te_autojson cJSON *d = cJSON_Parse(ref->detail ? ref->detail : "");
 	const char *db;
@@ -615,7 +620,7 @@ static int pg_teardown(const struct drv_ref *ref, enum drv_removed *out, struct 
 	db = strcmp(ref->kind, "postgres-schema") == 0 ? jstr(d, "database") : jstr(d, "maintenance_db");
 	if (kept_session(ref->server, db, &reused, err) < 0)
 		return -1;
-	if (teardown_on(&kept.pg, ref, jstr(d, "role"), out, err) == 0)
+	if (teardown_on(&kept.pg, ref, d, check_only, out, err) == 0)
 		return 0;
 	/* A kept session the server closed since (restart): once more on a
 	 * new one. Every drop checks what exists first, so a retry is safe. */
@@ -626,16 +631,27 @@ static int pg_teardown(const struct drv_ref *ref, enum drv_removed *out, struct 
 	te_err_clear(err);
 	if (kept_session(ref->server, db, &reused, err) < 0)
 		return -1;
-	if (teardown_on(&kept.pg, ref, jstr(d, "role"), out, err) == 0)
+	if (teardown_on(&kept.pg, ref, d, check_only, out, err) == 0)
 		return 0;
 	pg_release_kept();
 	return -1;
 }
 
+static int pg_teardown(const struct drv_ref *ref, enum drv_removed *out, struct te_err *err)
+{
+	return on_server(ref, false, out, err);
+}
+
+static int pg_check(const struct drv_ref *ref, enum drv_removed *out, struct te_err *err)
+{
+	return on_server(ref, true, out, err);
+}
+
 static const char *const pg_fields[] = {"url",	    "host",	"port",	  "user",
 					"password", "database", "schema", NULL};
 
-static const char *const pg_kinds[] = {"postgres-role", "postgres-schema", "postgres-database", NULL};
+static const char *const pg_kinds[] = {"postgres-role",	    "postgres-schema", "postgres-database",
+				       "postgres-template", "postgres-pool",   NULL};
 static const char *const pg_keys[] = {"isolation", "template", NULL};
 
 static const struct drv_shared pg_shared = {
@@ -661,6 +677,7 @@ const struct drv_ops drv_postgres = {
     .teardown = pg_teardown,
     .ready = pg_ready,
     .release = pg_release_kept,
+    .check = pg_check,
 };
 
 int drv_pg_may_use(const char *url, const char *kind, const char *name, bool *allowed, struct te_err *err)
@@ -685,7 +702,7 @@ int drv_pg_may_use(const char *url, const char *kind, const char *name, bool *al
 			 NULL, NULL, 0);
 	if (PQresultStatus(r) != PGRES_TUPLES_OK)
 		rc = te_err_set(err, TE_E_FAIL, "postgres server %s: %s", pg.where,
-				pq_msg(PQresultErrorMessage(r), m, sizeof(m)));
+				pg_msg(PQresultErrorMessage(r), m, sizeof(m)));
 	else
 		*allowed = strcmp(PQgetvalue(r, 0, 0), "t") == 0;
 	pg_release(&pg);

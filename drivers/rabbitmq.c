@@ -321,8 +321,8 @@ static int looked_up(struct rmq *r, const char *path, long *st, cJSON **out, str
 	return 0;
 }
 
-static int drop_vhost(struct rmq *r, const struct drv_ref *ref, const char *user, enum drv_removed *out,
-		      struct te_err *err)
+static int drop_vhost(struct rmq *r, const struct drv_ref *ref, const char *user, bool check_only,
+		      enum drv_removed *out, struct te_err *err)
 {
 	te_autofree char *ev = drv_http_escape(ref->name);
 	te_autofree char *eu = drv_http_escape(user);
@@ -341,13 +341,15 @@ static int drop_vhost(struct rmq *r, const struct drv_ref *ref, const char *user
 		return 0;
 	}
 	*out = DRV_REMOVED;
+	if (check_only)
+		return 0;
 	if (api(r, "DELETE", perm, NULL, &st, NULL, err) < 0 || close_connections(r, ev, err) < 0)
 		return -1;
 	return api_ok(r, "DELETE", path, NULL, err);
 }
 
-static int drop_user(struct rmq *r, const struct drv_ref *ref, const char *password, enum drv_removed *out,
-		     struct te_err *err)
+static int drop_user(struct rmq *r, const struct drv_ref *ref, const char *password, bool check_only,
+		     enum drv_removed *out, struct te_err *err)
 {
 	te_autofree char *eu = drv_http_escape(ref->name);
 	te_autofree char *path = xasprintf("/api/users/%s", eu);
@@ -363,10 +365,11 @@ static int drop_user(struct rmq *r, const struct drv_ref *ref, const char *passw
 		return 0;
 	}
 	*out = DRV_REMOVED;
-	return api_ok(r, "DELETE", path, NULL, err);
+	return check_only ? 0 : api_ok(r, "DELETE", path, NULL, err);
 }
 
-static int rmq_teardown(const struct drv_ref *ref, enum drv_removed *out, struct te_err *err)
+/* Teardown, or with CHECK_ONLY the same lookups and no change (verify). */
+static int on_server(const struct drv_ref *ref, bool check_only, enum drv_removed *out, struct te_err *err)
 {
 	te_autojson cJSON *d = cJSON_Parse(ref->detail ? ref->detail : "");
 	autormq struct rmq r = {0};
@@ -382,10 +385,20 @@ static int rmq_teardown(const struct drv_ref *ref, enum drv_removed *out, struct
 	if (rmq_open(&r, ref->server, err) < 0)
 		return -1;
 	if (strcmp(ref->kind, "rabbitmq-vhost") == 0)
-		return drop_vhost(&r, ref, user, out, err);
+		return drop_vhost(&r, ref, user, check_only, out, err);
 	if (strcmp(ref->kind, "rabbitmq-user") == 0)
-		return drop_user(&r, ref, ref->password, out, err);
+		return drop_user(&r, ref, ref->password, check_only, out, err);
 	return te_err_set(err, TE_E_STATE, "unknown rabbitmq resource kind '%s'", ref->kind);
+}
+
+static int rmq_teardown(const struct drv_ref *ref, enum drv_removed *out, struct te_err *err)
+{
+	return on_server(ref, false, out, err);
+}
+
+static int rmq_check(const struct drv_ref *ref, enum drv_removed *out, struct te_err *err)
+{
+	return on_server(ref, true, out, err);
 }
 
 static const char *const rmq_fields[] = {"url", "host", "port", "user", "password", "vhost", NULL};
@@ -417,4 +430,5 @@ const struct drv_ops drv_rabbitmq = {
     .describe = rmq_describe,
     .ready = rmq_ready,
     .teardown = rmq_teardown,
+    .check = rmq_check,
 };

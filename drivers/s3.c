@@ -378,7 +378,8 @@ static int empty_bucket(struct s3 *s, const char *bucket, struct te_err *err)
 	}
 }
 
-static int s3_teardown(const struct drv_ref *ref, enum drv_removed *out, struct te_err *err)
+/* Teardown, or with CHECK_ONLY only the HEAD (verify). */
+static int on_server(const struct drv_ref *ref, bool check_only, enum drv_removed *out, struct te_err *err)
 {
 	autos3 struct s3 s = {0};
 	te_autofree char *path = xasprintf("/%s", ref->name);
@@ -395,7 +396,12 @@ static int s3_teardown(const struct drv_ref *ref, enum drv_removed *out, struct 
 		*out = DRV_GONE;
 		return 0;
 	}
+	if (check_only && st != 200)
+		return te_err_set(err, TE_E_FAIL, "%s: HEAD bucket '%s': HTTP %ld", s.srv.where, ref->name,
+				  st);
 	*out = DRV_REMOVED;
+	if (check_only)
+		return 0;
 	if (abort_uploads(&s, ref->name, err) < 0 || empty_bucket(&s, ref->name, err) < 0)
 		return -1;
 	te_buf_reset(&b);
@@ -405,6 +411,16 @@ static int s3_teardown(const struct drv_ref *ref, enum drv_removed *out, struct 
 		return te_err_set(err, TE_E_FAIL, "%s: delete bucket '%s': HTTP %ld %.200s", s.srv.where,
 				  ref->name, st, b.data ? b.data : "");
 	return 0;
+}
+
+static int s3_teardown(const struct drv_ref *ref, enum drv_removed *out, struct te_err *err)
+{
+	return on_server(ref, false, out, err);
+}
+
+static int s3_check(const struct drv_ref *ref, enum drv_removed *out, struct te_err *err)
+{
+	return on_server(ref, true, out, err);
 }
 
 static const char *const s3_fields[] = {"endpoint",   "region",	     "access_key",
@@ -437,4 +453,5 @@ const struct drv_ops drv_s3 = {
     .describe = s3_describe,
     .ready = s3_ready,
     .teardown = s3_teardown,
+    .check = s3_check,
 };

@@ -7,6 +7,7 @@
 
 #include "common/buf.h"
 #include "common/cleanup.h"
+#include "common/duration.h"
 #include "common/err.h"
 #include "common/mem.h"
 
@@ -141,6 +142,22 @@ static int parse_wait(const char *text, struct svc_setting *out, char *why, size
 	return 0;
 }
 
+static int parse_pool_size(const char *text, struct svc_setting *out, char *why, size_t n)
+{
+	if (whole(text, 0, 64, &out->num) < 0)
+		return why_is(why, n, "expected a number of spare databases from 0 (no pool) to 64");
+	return 0;
+}
+
+static int parse_age(const char *text, struct svc_setting *out, char *why, size_t n)
+{
+	struct te_err err = {0};
+
+	if (te_duration_parse(text, &out->num, &err) < 0)
+		return why_is(why, n, "expected a duration: 30s, 5m, 2h, 1d");
+	return 0;
+}
+
 /* "a,b" -> list; each a name of letters, digits and ":._-". */
 static int parse_names(const char *text, struct svc_setting *out, char *why, size_t n)
 {
@@ -194,6 +211,11 @@ static const struct svc_setting_def table[SVC_SETTINGS_N] = {
 			      0, "seconds each depends_on or --wait health wait may take"},
     [SVC_SET_ALLOW] = {"allow", "allow", NULL, NULL, "", parse_names, SVC_SETTING_LIST | SVC_SETTING_PROJECT,
 		       "policy exceptions granted to every project (also per project)"},
+    [SVC_SET_POOL_SIZE] = {"pool_size", "pool_size", "TASKENV_POOL_SIZE", NULL, "2", parse_pool_size, 0,
+			   "spare databases kept per Postgres template built from migrations (0: no pool)"},
+    [SVC_SET_TEMPLATE_GC_AGE] = {"template_gc_age", "template_gc_age", "TASKENV_TEMPLATE_GC_AGE", NULL, "7d",
+				 parse_age, 0,
+				 "gc removes a built Postgres template no task has used for this long"},
 };
 
 const struct svc_setting_def *svc_setting_def(enum svc_setting_id id)

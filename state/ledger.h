@@ -128,6 +128,33 @@ int state_resource_set_detail(struct ledger *l, long long id, const char *detail
 int state_resource_list(struct ledger *l, const char *task, bool include_removed, struct state_resource **out,
 			size_t *n, struct te_err *err);
 
+/* Rows of KIND of every task (pseudo-tasks such as "_pg" included), not
+ * removed, in insertion order. */
+int state_resource_list_kind(struct ledger *l, const char *kind, struct state_resource **out, size_t *n,
+			     struct te_err *err);
+
+/* Bump the updated time of created row ID (no event: nothing about it
+ * changed; gc reads it as "last used"). TE_E_NOTFOUND when no created row
+ * has ID (gc may be removing it). */
+int state_resource_touch(struct ledger *l, long long id, struct te_err *err);
+
+/* Move row ID from state FROM to TO only if it is still in FROM (one
+ * transaction, with its event): *MOVED says whether it was. What removes a
+ * spare uses it, so a spare a task claimed meanwhile is never removed. */
+int state_resource_transition(struct ledger *l, long long id, const char *from, const char *to, bool *moved,
+			      struct te_err *err);
+
+/* Hand a spare object over to TASK, in one BEGIN IMMEDIATE transaction
+ * (state/claim.c): TASK's row of KIND for SERVICE still in state removing
+ * (an earlier claim whose hand-out never ended) comes first; else, when
+ * TAKE_NEW, the oldest created row of KIND that FROM_TASK holds for
+ * GROUP (its service column) moves to TASK with service SERVICE and state
+ * removing (event "claimed by TASK"). *ID and *NAME (owned) name the row;
+ * *NAME is NULL when there is none. */
+int state_resource_claim(struct ledger *l, const char *from_task, const char *kind, const char *group,
+			 const char *task, const char *service, bool take_new, long long *id, char **name,
+			 struct te_err *err);
+
 /* Does any task hold an active (not removed) row for KIND NAME? 1 yes, 0
  * no, -1 on error. For gc: an engine object with our labels and no row is
  * an orphan. */

@@ -201,3 +201,20 @@ int state_resource_held(struct ledger *l, const char *kind, const char *name, st
 		return -1;
 	return ledger_step(l, st, err);
 }
+
+int state_resource_list_kind(struct ledger *l, const char *kind, struct state_resource **out, size_t *n,
+			     struct te_err *err)
+{
+	static const char sql[] =
+	    "SELECT id, task, kind, name, engine_id, service, state, detail, created, updated"
+	    " FROM resources WHERE kind = ?1 AND state <> 'removed' ORDER BY id";
+	const struct ledger_arg a[] = {LEDGER_S(kind)};
+	te_autostmt sqlite3_stmt *st = NULL;
+
+	*out = NULL;
+	*n = 0;
+	if (ledger_prepare(l, sql, a, LEDGER_NARGS(a), &st, err) < 0)
+		return -1;
+	return ledger_collect(l, st, sizeof(**out), resource_from_row_v, state_resources_free_v, (void **)out,
+			      n, err);
+}

@@ -494,6 +494,32 @@ static void check_credentials(struct verify *v, struct ledger *l)
 		       other);
 }
 
+/* Every driver object the ledger holds for the task exists on its server
+ * and is still ours: one dropped by hand is a FAIL naming it. */
+static void check_server_objects(struct verify *v, struct ledger *l)
+{
+	static const char *const words[] = {"exists on its server, marked as this task's",
+					    "is gone from its server (dropped outside taskenv?)",
+					    "exists on its server but is not marked as this task's"};
+
+	for (size_t i = 0; i < v->s.n_res; i++) {
+		const struct state_resource *r = &v->s.res[i];
+		struct te_err err = {0};
+		enum drv_removed how;
+		te_autofree char *subject = NULL;
+
+		if (!drv_for_kind(r->kind) || strcmp(r->state, STATE_CREATED) != 0)
+			continue;
+		subject = xasprintf("%s %s", r->kind, r->name);
+		if (svc_driver_check(l, r, &how, &err) < 0)
+			result(v, "server-object", subject, SVC_VERIFY_NV, "%s", err.msg);
+		else
+			result(v, "server-object", subject,
+			       how == DRV_REMOVED ? SVC_VERIFY_PASS : SVC_VERIFY_FAIL, "%s", words[how]);
+	}
+	drv_release_all();
+}
+
 int svc_verify(struct engine *e, struct ledger *l, const char *task, cJSON **out, int *failed,
 	       struct te_err *err)
 {
@@ -510,6 +536,7 @@ int svc_verify(struct engine *e, struct ledger *l, const char *task, cJSON **out
 		if (check_inside(&v, err) == 0) {
 			check_egress(&v);
 			check_credentials(&v, l);
+			check_server_objects(&v, l);
 			rc = 0;
 		}
 	}

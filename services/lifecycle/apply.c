@@ -5,6 +5,7 @@
 #include "services/model/policy.h"
 #include "services/settings.h"
 #include "services/lifecycle/drvrun.h"
+#include "services/lifecycle/pgtpl.h"
 #include "services/lifecycle/shared.h"
 #include "services/lifecycle/retain.h"
 #include "services/lifecycle/files.h"
@@ -110,7 +111,11 @@ static int drv_targets(struct up *u, struct svc_drv_target *t, struct te_err *er
 		struct svc_shared *sh;
 		size_t k;
 
-		t[i] = (struct svc_drv_target){r->server, r->container_host, NULL, r->amqp_port};
+		t[i] = (struct svc_drv_target){r->server, r->container_host, NULL, r->amqp_port, NULL, NULL};
+		if (r->build) {
+			t[i].prepare = svc_tmpl_prepare;
+			t[i].prepare_ctx = &u->tmpl;
+		}
 		if (r->server)
 			continue;
 		sh = shared_for(u, r, err);
@@ -119,7 +124,10 @@ static int drv_targets(struct up *u, struct svc_drv_target *t, struct te_err *er
 					     r->driver);
 		k = (size_t)(sh - u->shared);
 		u->shared_aliases[k] = te_strv_push(u->shared_aliases[k], xstrdup(r->key));
-		t[i] = (struct svc_drv_target){sh->admin_url, r->key, sh->port, sh->amqp_port};
+		t[i].server = sh->admin_url;
+		t[i].container_host = r->key;
+		t[i].container_port = sh->port;
+		t[i].amqp_port = sh->amqp_port;
 	}
 	return shared_ready(u, err);
 }
@@ -137,17 +145,17 @@ static int attach_shared(struct up *u, struct te_err *err)
 	return 0;
 }
 
-/* Driver resources first: a server that refuses leaves no engine object
- * behind, and containers need their values injected. */
-static int create_all(struct up *u, struct te_err *err)
+static bool builds_templates(const struct svc_project *p)
 {
-	te_autofree struct svc_drv_target *t = xcalloc(u->plan->project->n_resources + 1, sizeof(*t));
+	for (size_t i = 0; i < p->n_resources; i++)
+		if (p->resources[i].build)
+			return true;
+	return false;
+}
 
-	if (drv_targets(u, t, err) < 0)
-		return -1;
-	if (svc_drivers_up(u->l, u->plan->project, u->plan->task, t, u->opts->progress, u->opts->progress_ctx,
-			   &u->values, err) < 0)
-		return -1;
+/* Networks (with the shared servers attached), then volumes. */
+static int create_rooms(struct up *u, struct te_err *err)
+{
 	for (size_t i = 0; i < u->plan->n_networks; i++)
 		if (up_ensure_network(u, &u->plan->networks[i], err) < 0)
 			return -1;
@@ -156,6 +164,28 @@ static int create_all(struct up *u, struct te_err *err)
 	for (size_t i = 0; i < u->plan->n_volumes; i++)
 		if (up_ensure_volume(u, &u->plan->volumes[i], err) < 0)
 			return -1;
+	return 0;
+}
+
+/* Driver resources first: a server that refuses leaves no engine object
+ * behind, and containers need their values injected. A template built
+ * from migrations changes that order: its migration runs as a one-off
+ * container of a service, on the task's networks and with its volumes, as
+ * `taskenv run` would, so those come first (a failing server then leaves
+ * them recorded for `down`, like any failed `up`). */
+static int create_all(struct up *u, struct te_err *err)
+{
+	te_autofree struct svc_drv_target *t = xcalloc(u->plan->project->n_resources + 1, sizeof(*t));
+	bool rooms_first = builds_templates(u->plan->project);
+
+	u->tmpl = (struct svc_tmpl_ctx){u->e, u->l, u->plan, u->opts->progress, u->opts->progress_ctx, NULL};
+	if (drv_targets(u, t, err) < 0 || (rooms_first && create_rooms(u, err) < 0))
+		return -1;
+	if (svc_drivers_up(u->l, u->plan->project, u->plan->task, t, u->opts->progress, u->opts->progress_ctx,
+			   &u->values, err) < 0)
+		return -1;
+	if (!rooms_first && create_rooms(u, err) < 0)
+		return -1;
 	for (size_t i = 0; i < u->plan->n_containers; i++)
 		if (up_wait_deps(u, i, err) < 0 || up_ensure_container(u, i, err) < 0)
 			return -1;
@@ -206,6 +236,7 @@ static void up_release(struct up *u)
 	for (size_t i = 0; u->old_image && i < u->plan->n_containers; i++)
 		free(u->old_image[i]);
 	free(u->old_image);
+	te_strv_free(u->tmpl.used);
 	svc_plan_free(u->plan);
 }
 
@@ -295,6 +326,17 @@ static int up_run(struct up *u, const struct svc_project *project, struct te_err
 	return state_task_set_status(u->l, task, "up", err);
 }
 
+static void spawn_refill(struct up *u)
+{
+	struct te_err e2 = {0};
+	char what[sizeof(e2.msg) + 32];
+
+	if (svc_pool_spawn(u->l, u->tmpl.used, &e2) == 0)
+		return;
+	snprintf(what, sizeof(what), "not started: %s", e2.msg);
+	up_step(u, "postgres-pool", "refill", what);
+}
+
 int svc_up(struct engine *e, struct ledger *l, const struct svc_project *project, const char *task,
 	   const struct svc_up_opts *opts, struct te_err *err)
 {
@@ -311,6 +353,10 @@ int svc_up(struct engine *e, struct ledger *l, const struct svc_project *project
 	if (rc == 0)
 		rc = up_run(&u, project, err);
 	state_task_unlock(lock);
+	/* The pool is refilled after the task is up, by a process of its own:
+	 * `up` does not wait for it (and the task's lock is free by now). */
+	if (rc == 0 && u.tmpl.used)
+		spawn_refill(&u);
 	up_release(&u);
 	return rc;
 }

@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "services/lifecycle/pgtpl.h"
 #include "services/lifecycle/shared.h"
 
 struct cJSON;
@@ -34,9 +35,10 @@ struct up {
 	 * (its aliases on the task's networks, NULL-terminated, owned). */
 	struct svc_shared shared[SVC_SHARED_MAX];
 	char **shared_aliases[SVC_SHARED_MAX];
-	char (*subnets)[2][20]; /* per planned network: subnet, gateway ("" when none) */
-	bool *need_build;	/* per planned container */
-	char **old_image;	/* per planned container: image id a rebuild replaced, or NULL */
+	char (*subnets)[2][20];	  /* per planned network: subnet, gateway ("" when none) */
+	bool *need_build;	  /* per planned container */
+	char **old_image;	  /* per planned container: image id a rebuild replaced, or NULL */
+	struct svc_tmpl_ctx tmpl; /* templates built from migrations; .used: for the pool refill */
 };
 
 /* ---- apply.c ---- */

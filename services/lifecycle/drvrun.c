@@ -18,8 +18,13 @@ struct rec_ctx {
 	const char *key; /* the resource key, recorded as the row's service */
 	svc_progress_fn progress;
 	void *progress_ctx;
-	const char *kind; /* of the last intended row, for progress */
-	const char *name;
+	/* The last rows intended, for progress (kind static, name the
+	 * driver's, alive until its provision() returns). */
+	struct {
+		long long row;
+		const char *kind, *name;
+	} last[4];
+	size_t n_last;
 	/* The task's rows before this `up`: one already created is reported as
 	 * "exists" (a re-`up` finds it), not "created". Owned. */
 	struct state_resource *known;
@@ -41,8 +46,9 @@ static int rec_intend(void *ctx, const char *kind, const char *name, const char 
 
 	if (state_resource_intend(c->l, c->task, kind, name, c->key, row, err) < 0)
 		return -1;
-	c->kind = kind;
-	c->name = name;
+	c->last[c->n_last % 4].row = *row;
+	c->last[c->n_last % 4].kind = kind;
+	c->last[c->n_last++ % 4].name = name;
 	return state_resource_set_detail(c->l, *row, detail, err);
 }
 
@@ -52,8 +58,10 @@ static int rec_created(void *ctx, long long row, const char *id, struct te_err *
 
 	if (state_resource_created(c->l, row, id, err) < 0)
 		return -1;
-	if (c->progress)
-		c->progress(c->progress_ctx, c->kind, c->name, known_created(c, row) ? "exists" : "created");
+	for (size_t i = 0; c->progress && i < 4 && i < c->n_last; i++)
+		if (c->last[i].row == row)
+			c->progress(c->progress_ctx, c->last[i].kind, c->last[i].name,
+				    known_created(c, row) ? "exists" : "created");
 	return 0;
 }
 
@@ -71,6 +79,54 @@ static int rec_put(void *ctx, const char *name, const char *value, struct te_err
 	return state_secret_put(c->l, c->task, name, value, err);
 }
 
+/* Pool databases are made under SVC_PG_OWNER with the template as their
+ * service; a claimed one becomes this task's row for this resource key. */
+static int rec_claim(void *ctx, const char *kind, const char *group, bool take_new, char **name,
+		     long long *row, struct te_err *err)
+{
+	struct rec_ctx *c = ctx;
+
+	return state_resource_claim(c->l, SVC_PG_OWNER, kind, group, c->task, c->key, take_new, row, name,
+				    err);
+}
+
+static int rec_consumed(void *ctx, long long row, struct te_err *err)
+{
+	struct rec_ctx *c = ctx;
+
+	return state_resource_set_state(c->l, row, STATE_REMOVED, err);
+}
+
+struct svc_recorder {
+	struct drv_recorder rec;
+	struct rec_ctx c;
+};
+
+struct drv_recorder *svc_recorder_new(struct ledger *l, const char *task, const char *key)
+{
+	struct svc_recorder *r = xcalloc(1, sizeof(*r));
+
+	r->c = (struct rec_ctx){.l = l, .task = task, .key = key};
+	r->rec =
+	    (struct drv_recorder){&r->c, rec_intend, rec_created, rec_get, rec_put, rec_claim, rec_consumed};
+	return &r->rec;
+}
+
+void svc_recorder_free(struct drv_recorder *rec)
+{
+	free(rec);
+}
+
+/* The name an earlier `up` recorded for resource KEY's primary object. */
+static const char *known_name(const struct rec_ctx *c, const char *kind, const char *key)
+{
+	for (size_t i = 0; i < c->n_known; i++)
+		if (c->known[i].service && strcmp(c->known[i].service, key) == 0 &&
+		    strcmp(c->known[i].kind, kind) == 0)
+			return c->known[i].name;
+	return NULL;
+}
+
 static cJSON *describe_key(struct ledger *l, const char *task, const struct drv_ops *ops, const char *key,
 			   const char *host, const char *port, struct te_err *err);
 
@@ -79,9 +135,10 @@ static int up_one(struct ledger *l, const struct svc_resource *r, const struct s
 {
 	const struct drv_ops *ops = drv_find(r->driver);
 	te_autofree char *sname = drv_secret_server(r->key);
-	struct drv_recorder rec = {c, rec_intend, rec_created, rec_get, rec_put};
-	struct drv_spec spec = {task,	 state_ledger_id(l), r->key,	  t->server, r->isolation,
-				r->tmpl, r->buckets,	     t->amqp_port};
+	te_autofree char *built = NULL;
+	struct drv_recorder rec = {c, rec_intend, rec_created, rec_get, rec_put, rec_claim, rec_consumed};
+	struct drv_spec spec = {task,	 state_ledger_id(l), r->key,	   t->server, r->isolation,
+				r->tmpl, r->buckets,	     t->amqp_port, NULL,      false};
 	cJSON *v;
 
 	if (!ops)
@@ -89,6 +146,11 @@ static int up_one(struct ledger *l, const struct svc_resource *r, const struct s
 	if (state_secret_put(l, task, sname, t->server, err) < 0)
 		return -1;
 	c->key = r->key;
+	if (t->prepare && t->prepare(t->prepare_ctx, r, t, values, &built, err) < 0)
+		return -1;
+	spec.tmpl = built ? built : r->tmpl;
+	spec.built = built != NULL;
+	spec.name = known_name(c, ops->primary_kind, r->key);
 	if (ops->provision(&spec, &rec, err) < 0)
 		return -1;
 	v = describe_key(l, task, ops, r->key, t->container_host, t->container_port, err);
@@ -103,7 +165,7 @@ int svc_drivers_up(struct ledger *l, const struct svc_project *project, const ch
 		   cJSON **values, struct te_err *err)
 {
 	te_autojson cJSON *vals = cJSON_CreateObject();
-	struct rec_ctx c = {l, task, NULL, progress, progress_ctx, NULL, NULL, NULL, 0};
+	struct rec_ctx c = {.l = l, .task = task, .progress = progress, .progress_ctx = progress_ctx};
 	int rc = 0;
 
 	if (state_resource_list(l, task, false, &c.known, &c.n_known, err) < 0)
@@ -141,23 +203,39 @@ int svc_drivers_inject(const struct svc_service *s, const cJSON *values, cJSON *
 	return 0;
 }
 
-int svc_driver_down(struct ledger *l, const struct state_resource *r, enum drv_removed *out,
-		    struct te_err *err)
+/* R as its driver sees it, with the admin URL and the password the
+ * secrets of R's task keep for R: then teardown, or only the look-up. */
+static int on_server(struct ledger *l, const struct state_resource *r, bool check_only, enum drv_removed *out,
+		     struct te_err *err)
 {
 	const struct drv_ops *ops = drv_for_kind(r->kind);
 	te_autofree char *sname = drv_secret_server(r->service ? r->service : "");
-	te_autofree char *server = NULL;
 	te_autofree char *pname = drv_secret_password(r->service ? r->service : "");
+	te_autofree char *server = NULL;
 	te_autofree char *password = NULL;
 	struct drv_ref ref;
 
 	if (!ops)
 		return te_err_set(err, TE_E_STATE, "no driver for resource kind '%s'", r->kind);
+	if (check_only && !ops->check)
+		return te_err_set(err, TE_E_FAIL, "driver %s cannot look its objects up", ops->name);
 	if (state_secret_get(l, r->task, sname, &server, err) < 0 ||
 	    state_secret_get(l, r->task, pname, &password, err) < 0)
 		return -1;
 	ref = (struct drv_ref){r->task, state_ledger_id(l), r->kind, r->name, r->detail, server, password};
-	return ops->teardown(&ref, out, err);
+	return check_only ? ops->check(&ref, out, err) : ops->teardown(&ref, out, err);
+}
+
+int svc_driver_check(struct ledger *l, const struct state_resource *r, enum drv_removed *out,
+		     struct te_err *err)
+{
+	return on_server(l, r, true, out, err);
+}
+
+int svc_driver_down(struct ledger *l, const struct state_resource *r, enum drv_removed *out,
+		    struct te_err *err)
+{
+	return on_server(l, r, false, out, err);
 }
 
 /* The primary row of resource KEY, described with the stored password. */

@@ -14,6 +14,7 @@ struct ledger;
 struct cJSON;
 struct svc_project;
 struct svc_service;
+struct svc_resource;
 struct state_resource;
 
 /* Where each resource's server is: the admin URL (host side), what
@@ -25,7 +26,26 @@ struct svc_drv_target {
 	const char *container_host;
 	const char *container_port;
 	const char *amqp_port;
+	/* Called before the resource is provisioned, with the container-side
+	 * VALUES of the resources provisioned before it (file order): makes the
+	 * template a `template: {migrate: ...}` asks for ready and names it in
+	 * *TMPL (owned; NULL leaves the resource's own template:). NULL: none. */
+	int (*prepare)(void *ctx, const struct svc_resource *r, const struct svc_drv_target *t,
+		       const struct cJSON *values, char **tmpl, struct te_err *err);
+	void *prepare_ctx;
 };
+
+/* The pseudo-task that holds the rows and secrets of templates built from
+ * migrations and of their pool databases (no task name starts with '_'):
+ * they belong to no task; a pool database's row moves to the task it is
+ * handed to. */
+#define SVC_PG_OWNER "_pg"
+
+/* A recorder over the ledger rows of TASK (KEY in their service column)
+ * and TASK's secrets, for driver calls made outside svc_drivers_up
+ * (templates, the pool refill). Borrows L, TASK and KEY. Owned. */
+struct drv_recorder *svc_recorder_new(struct ledger *l, const char *task, const char *key);
+void svc_recorder_free(struct drv_recorder *rec);
 
 /* Provision every resource of PROJECT for TASK, in file order, on
  * TARGETS[i] (one per project resource). The admin URL is stored as a
@@ -40,6 +60,10 @@ int svc_drivers_up(struct ledger *l, const struct svc_project *project, const ch
  * service S asks for under x-taskenv.env, from VALUES. */
 int svc_drivers_inject(const struct svc_service *s, const struct cJSON *values, struct cJSON *env,
 		       struct te_err *err);
+
+/* Does the recorded driver object R exist on its server, as ours? (verify) */
+int svc_driver_check(struct ledger *l, const struct state_resource *r, enum drv_removed *out,
+		     struct te_err *err);
 
 /* Remove the recorded driver object R of TASK (its kind has a driver). */
 int svc_driver_down(struct ledger *l, const struct state_resource *r, enum drv_removed *out,

@@ -1,6 +1,7 @@
 #include "services/lifecycle/gc.h"
 #include "services/lifecycle/reskind.h"
 #include "services/model/task.h"
+#include "services/lifecycle/pgtpl.h"
 #include "services/lifecycle/teardown.h"
 #include "engine/engine.h"
 #include "state/ledger.h"
@@ -198,6 +199,7 @@ int svc_gc(struct engine *e, struct ledger *l, const struct svc_gc_opts *opts, s
 	   struct te_err *err)
 {
 	struct gc g = {e, l, opts, res};
+	struct svc_tmpl_gc_result tr;
 
 	memset(res, 0, sizeof(*res));
 	if (gc_tasks(&g, err) < 0)
@@ -208,6 +210,11 @@ int svc_gc(struct engine *e, struct ledger *l, const struct svc_gc_opts *opts, s
 	for (int i = 0; i < SVC_RES_COUNT; i++)
 		if (svc_res_kind(i)->list && gc_orphans(&g, svc_res_kind(i), err) < 0)
 			return -1;
+	if (svc_tmpl_gc(l, opts->template_gc_age, opts->dry_run, opts->progress, opts->progress_ctx, &tr,
+			err) < 0)
+		return -1;
+	res->templates = tr.removed;
+	res->remaining += tr.remaining;
 	state_event_add(l, NULL, "gc", opts->dry_run ? "gc dry run" : "gc complete", err);
 	if (res->remaining)
 		return te_err_set(err, TE_E_REMAINS,

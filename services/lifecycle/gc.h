@@ -9,7 +9,11 @@
  *     task is live or locked. Labels are checked on each object; an object
  *     without both labels is never touched. Containers, then networks, then
  *     volumes. One list call per kind (GET /containers/json, /networks,
- *     /volumes with a label filter). */
+ *     /volumes with a label filter).
+ *  3. Postgres templates built from migrations and their pools
+ *     (services/lifecycle/pgtpl.h, svc_tmpl_gc): what a killed build or
+ *     refill left, and templates no task was cloned from that have not been
+ *     used for template_gc_age. */
 #ifndef TASKENV_SERVICES_GC_H
 #define TASKENV_SERVICES_GC_H
 
@@ -23,9 +27,10 @@ struct engine;
 struct ledger;
 
 struct svc_gc_opts {
-	bool dry_run;		  /* report what would go, remove nothing */
-	int stop_timeout;	  /* seconds each container gets to stop */
-	svc_progress_fn progress; /* may be NULL; KIND "task" for whole tasks */
+	bool dry_run;		   /* report what would go, remove nothing */
+	int stop_timeout;	   /* seconds each container gets to stop */
+	long long template_gc_age; /* seconds a built Postgres template may go unused (template_gc_age) */
+	svc_progress_fn progress;  /* may be NULL; KIND "task" for whole tasks */
 	void *progress_ctx;
 };
 
@@ -33,6 +38,7 @@ struct svc_gc_result {
 	size_t tasks;	  /* expired tasks taken down (or that would be, dry run) */
 	size_t live;	  /* expired tasks skipped: owner live or lock held */
 	size_t orphans;	  /* orphan objects removed (or that would be) */
+	size_t templates; /* Postgres templates and pool databases removed (or that would be) */
 	size_t remaining; /* objects whose removal failed (pending; run gc again) */
 };
 

@@ -189,7 +189,8 @@ struct run {
 	const char *task;
 	const struct svc_run_opts *o;
 	struct svc_project *project;
-	struct svc_plan *plan;
+	struct svc_plan *own_plan; /* loaded here, or NULL */
+	const struct svc_plan *plan;
 	const struct svc_plan_container *c;
 	char *name;
 	char *id;
@@ -216,7 +217,8 @@ static int load_task_project(struct run *r, struct te_err *err)
 	r->project = svc_load(v, err);
 	if (!r->project)
 		return te_err_prefix(err, "task '%s': ", r->task);
-	r->plan = svc_plan_build(r->project, r->task, state_ledger_id(r->l), err);
+	r->own_plan = svc_plan_build(r->project, r->task, state_ledger_id(r->l), err);
+	r->plan = r->own_plan;
 	return r->plan ? 0 : -1;
 }
 
@@ -375,7 +377,8 @@ int svc_run(struct engine *e, struct ledger *l, const char *task, const struct s
 	int rc;
 
 	*name_out = NULL;
-	rc = load_task_project(&r, err);
+	r.plan = opts->plan;
+	rc = r.plan ? 0 : load_task_project(&r, err);
 	if (rc == 0)
 		rc = find_service(&r, err);
 	if (rc == 0)
@@ -392,7 +395,7 @@ int svc_run(struct engine *e, struct ledger *l, const char *task, const struct s
 	}
 	*name_out = TE_STEAL(r.name);
 	free(r.id);
-	svc_plan_free(r.plan);
+	svc_plan_free(r.own_plan);
 	svc_project_free(r.project);
 	return rc;
 }

@@ -13,6 +13,7 @@
 struct te_err;
 struct engine;
 struct ledger;
+struct svc_plan;
 
 /* One of the task's containers, as the ledger records it. */
 struct svc_container_ref {
@@ -62,6 +63,10 @@ struct svc_run_opts {
 	const volatile sig_atomic_t *cancel;
 	svc_output_fn output;
 	void *output_ctx;
+	/* The task's plan (borrowed): `up` runs a template's migration with
+	 * the plan it is applying. NULL: loaded from the Compose files the
+	 * ledger records for the task. */
+	const struct svc_plan *plan;
 };
 
 /* One-off container of SERVICE in TASK, as `docker compose run`: the

@@ -25,6 +25,8 @@ enum svc_res_kind {
 	SVC_RES_POSTGRES_ROLE,
 	SVC_RES_POSTGRES_SCHEMA,
 	SVC_RES_POSTGRES_DATABASE,
+	SVC_RES_POSTGRES_TEMPLATE, /* a template built from migrations (pseudo-task "_pg") */
+	SVC_RES_POSTGRES_POOL,	   /* a spare database of one; a task's while its hand-out runs */
 	SVC_RES_RABBITMQ_USER,
 	SVC_RES_RABBITMQ_VHOST,
 	SVC_RES_S3_BUCKET,

@@ -174,17 +174,28 @@ struct svc_network {
 	struct svc_loc loc;
 };
 
+/* postgres `template: {migrate: {service, command}, inputs: [...]}`: a
+ * template taskenv builds by running COMMAND once in a one-off container
+ * of SERVICE (README "Templates built from migrations"). */
+struct svc_tmpl_build {
+	char *service;	    /* an active service of the project (checked at finalize) */
+	char **command;	    /* NULL-terminated, or NULL: the service's own command */
+	char **inputs;	    /* paths as written, relative to the project directory; NULL-terminated or NULL */
+	struct svc_loc loc; /* of the template: key */
+};
+
 /* A task-scoped server resource, x-taskenv.resources.<key> (README). */
 struct svc_resource {
-	char *key;	      /* [a-z][a-z0-9_]{0,29} */
-	char *driver;	      /* a driver this build has (drivers/driver.h) */
-	char *server;	      /* admin URL after interpolation: a secret, never printed */
-	char *isolation;      /* postgres: "schema" or "database"; NULL = driver default */
-	char *tmpl;	      /* postgres `template:`, or NULL */
-	char *container_host; /* host name containers use for the server, or NULL */
-	char *image;	      /* no server: the shared server container's image, or NULL (default) */
-	char *amqp_port;      /* rabbitmq with server:: host-side AMQP port ("1".."65535"), or NULL */
-	char **buckets;	      /* s3 bucket keys, NULL-terminated, or NULL */
+	char *key;		      /* [a-z][a-z0-9_]{0,29} */
+	char *driver;		      /* a driver this build has (drivers/driver.h) */
+	char *server;		      /* admin URL after interpolation: a secret, never printed */
+	char *isolation;	      /* postgres: "schema" or "database"; NULL = driver default */
+	char *tmpl;		      /* postgres `template: NAME`, or NULL */
+	struct svc_tmpl_build *build; /* postgres `template: {migrate: ...}`, or NULL */
+	char *container_host;	      /* host name containers use for the server, or NULL */
+	char *image;		      /* no server: the shared server container's image, or NULL (default) */
+	char *amqp_port;	      /* rabbitmq with server:: host-side AMQP port ("1".."65535"), or NULL */
+	char **buckets;		      /* s3 bucket keys, NULL-terminated, or NULL */
 	struct svc_loc loc;
 };
 

@@ -323,6 +323,15 @@ int svc_project_finalize(struct svc_project *p, char *const *profiles, struct te
 		if (check_refs(p, s, err) < 0 || check_deps(p, s, dropped, err) < 0)
 			return -1;
 	}
+	for (size_t i = 0; i < p->n_resources; i++) {
+		const struct svc_tmpl_build *b = p->resources[i].build;
+
+		if (b && !svc_project_service(p, b->service))
+			return loc_err(&b->loc, err,
+				       "x-taskenv.resources.%s.template.migrate: no service '%s'%s",
+				       p->resources[i].key, b->service,
+				       strv_has(dropped, b->service) ? " among the active profiles" : "");
+	}
 	if (p->n_services == 0 && p->files && p->files[0])
 		return te_err_set(err, TE_E_COMPOSE, "%s: no service is active (profiles: %s)", p->files[0],
 				  profiles && profiles[0] ? "none matches" : "none given; use --profile");

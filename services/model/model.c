@@ -42,6 +42,12 @@ static void resource_release(struct svc_resource *r)
 	free(r->server);
 	free(r->isolation);
 	free(r->tmpl);
+	if (r->build) {
+		free(r->build->service);
+		te_strv_free(r->build->command);
+		te_strv_free(r->build->inputs);
+		free(r->build);
+	}
 	free(r->container_host);
 	free(r->amqp_port);
 	free(r->image);

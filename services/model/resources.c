@@ -56,6 +56,50 @@ static const struct svc_yaml_key resource_keys[] = {
     SVC_KEY_LOAD("amqp_port"), SVC_KEY_LOAD("buckets"),	       {NULL, 0, NULL},
 };
 static const struct svc_yaml_key service_keys[] = {SVC_KEY_LOAD("env"), {NULL, 0, NULL}};
+static const struct svc_yaml_key template_keys[] = {
+    SVC_KEY_LOAD("migrate"), SVC_KEY_LOAD("inputs"), {NULL, 0, NULL}};
+static const struct svc_yaml_key migrate_keys[] = {
+    SVC_KEY_LOAD("service"), SVC_KEY_LOAD("command"), {NULL, 0, NULL}};
+
+/* template: {migrate: {service: S, command: [..]}, inputs: [paths]} */
+static int res_build(struct svc_yaml *y, struct svc_resource *r, struct svc_yaml_pair *pr, const char *path)
+{
+	te_autofree char *p = xasprintf("%s.template", path);
+	te_autofree char *mp = xasprintf("%s.migrate", p);
+	te_autofree char *ip = xasprintf("%s.inputs", p);
+	te_autofree char *sp = xasprintf("%s.service", mp);
+	te_autofree char *cp = xasprintf("%s.command", mp);
+	svc_automap struct svc_yaml_map v = {0};
+	svc_automap struct svc_yaml_map m = {0};
+	struct svc_yaml_pair *mig, *in, *svc, *cmd;
+	struct svc_tmpl_build *b = xcalloc(1, sizeof(*b));
+
+	r->build = b;
+	b->loc = svc_yaml_loc(y, pr->key);
+	if (svc_yaml_map(y, pr->val, p, &v) < 0 || svc_yaml_check(y, &v, p, template_keys, false) < 0)
+		return -1;
+	mig = svc_yaml_find(&v, "migrate");
+	in = svc_yaml_find(&v, "inputs");
+	if (in && svc_yaml_list(y, in->val, ip, &b->inputs) < 0)
+		return -1;
+	if (!mig)
+		return svc_yaml_err(y, pr->key, "%s: needs migrate: {service: SERVICE, command: [...]}", p);
+	if (svc_yaml_map(y, mig->val, mp, &m) < 0 || svc_yaml_check(y, &m, mp, migrate_keys, false) < 0)
+		return -1;
+	svc = svc_yaml_find(&m, "service");
+	cmd = svc_yaml_find(&m, "command");
+	if ((svc && svc_yaml_string(y, svc->val, sp, &b->service) < 0) ||
+	    (cmd && svc_yaml_argv(y, cmd->val, cp, &b->command) < 0))
+		return -1;
+	if (!b->service || !*b->service)
+		return svc_yaml_err(y, mig->key, "%s: needs service: SERVICE", mp);
+	for (size_t i = 0; b->inputs && b->inputs[i]; i++)
+		if (!*b->inputs[i] || b->inputs[i][0] == '/')
+			return svc_yaml_err(y, in->val,
+					    "%s: '%s' must be a path relative to the project directory", ip,
+					    b->inputs[i]);
+	return 0;
+}
 
 static int res_field(struct svc_yaml *y, struct svc_resource *r, struct svc_yaml_pair *pr, const char *path)
 {
@@ -67,6 +111,8 @@ static int res_field(struct svc_yaml *y, struct svc_resource *r, struct svc_yaml
 		return res_string(y, pr, path, &r->server);
 	if (strcmp(pr->name, "isolation") == 0)
 		return res_string(y, pr, path, &r->isolation);
+	if (strcmp(pr->name, "template") == 0 && pr->val->type == YAML_MAPPING_NODE)
+		return res_build(y, r, pr, path);
 	if (strcmp(pr->name, "template") == 0)
 		return res_string(y, pr, path, &r->tmpl);
 	if (strcmp(pr->name, "container_host") == 0)
@@ -103,7 +149,7 @@ static int res_check_keys(struct svc_yaml *y, const struct svc_resource *r, yaml
 {
 	const struct drv_ops *ops = drv_find(r->driver);
 	static const char *const names[] = {"isolation", "template", "amqp_port", "buckets"};
-	const bool set[] = {r->isolation, r->tmpl, r->amqp_port, r->buckets};
+	const bool set[] = {r->isolation, r->tmpl || r->build, r->amqp_port, r->buckets};
 
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
 		te_autofree char *who = NULL;
@@ -160,7 +206,7 @@ static int res_check(struct svc_yaml *y, struct svc_resource *r, yaml_node_t *at
 			return svc_yaml_err(y, at,
 					    "%s: invalid bucket name '%s': must match [a-z][a-z0-9_]{0,29}",
 					    path, r->buckets[i]);
-	if (r->tmpl && (!r->isolation || strcmp(r->isolation, "database") != 0))
+	if ((r->tmpl || r->build) && (!r->isolation || strcmp(r->isolation, "database") != 0))
 		return svc_yaml_err(y, at, "%s: template needs isolation: database", path);
 	return 0;
 }

@@ -134,3 +134,67 @@ assert_no_trace() {
 	assert_eq "$(count_task_objects "$1")" "0" "(engine objects of $1)"
 	assert_eq "$(te ps --json | jq -r --arg t "$1" '[.[] | select(.task == $t)] | length')" "0" "(ledger row of $1)"
 }
+
+# ---- the servers of the driver tests (t_drivers.sh, t_pgpool.sh) ----
+
+# Start the servers once; export PG_ADMIN_URL etc. into the caller.
+# RabbitMQ (~10-15 s to start) only when a test asks for it: drv_servers rabbitmq.
+drv_servers() {
+	local d="$WORK/servers"
+	if [ "${1:-}" = rabbitmq ] && [ ! -f "$d/env.rmq" ]; then
+		drv_servers
+		"$TE_ROOT/scripts/servers.sh" start "$d" rabbitmq >"$d/env.rmq.tmp" || fail "could not start rabbitmq"
+		mv "$d/env.rmq.tmp" "$d/env.rmq"
+	fi
+	if [ "${1:-}" = s3 ] && [ ! -f "$d/env.s3" ]; then
+		drv_servers
+		"$TE_ROOT/scripts/servers.sh" start "$d" s3 >"$d/env.s3.tmp" || fail "could not start s3rver"
+		mv "$d/env.s3.tmp" "$d/env.s3"
+	fi
+	# shellcheck source=/dev/null
+	if [ -f "$d/env.rmq" ]; then set -a; . "$d/env.rmq"; set +a; fi
+	# shellcheck source=/dev/null
+	if [ -f "$d/env.s3" ]; then set -a; . "$d/env.s3"; set +a; fi
+	if [ ! -f "$d/env" ]; then
+		local t0=$SECONDS
+		# As root the cluster runs as user postgres, who must traverse $WORK.
+		chmod 711 "$WORK"
+		"$TE_ROOT/scripts/servers.sh" start "$d" postgres >"$d.env.tmp" || fail "could not start the test servers"
+		mv "$d.env.tmp" "$d/env"
+		log "    servers started in $((SECONDS - t0)) s"
+	fi
+	set -a
+	# shellcheck source=/dev/null
+	. "$d/env"
+	set +a
+}
+
+# psql as the admin (over the private unix socket: trust), one value out.
+pg_admin() { PGOPTIONS="-c client_min_messages=warning" psql -X -q -At -h "$PG_SOCKET_DIR" -p "$PG_PORT" -U taskenv_admin -d "${2:-postgres}" -c "$1"; }
+
+# Roles, schemas and databases whose name starts with te_<task>_ (count):
+# the task's '-' is '_' in Postgres names.
+pg_traces() {
+	local like="te\\_${1//[-_]/\\_}\\_%"
+	pg_admin "select (select count(*) from pg_roles where rolname like '$like')
+		+ (select count(*) from pg_namespace where nspname like '$like')
+		+ (select count(*) from pg_database where datname like '$like')"
+}
+
+# A project with one resource DECL (flow mapping) and an app that gets DATABASE_URL.
+drv_project() {
+	local dir
+	dir=$(mktemp -d "$WORK/proj.XXXX")
+	cat >"$dir/compose.yaml" <<YAML
+x-taskenv:
+  resources:
+    db: $1
+services:
+  app:
+    image: taskenv-test/busybox:1
+    command: ["sleep", "3600"]
+    x-taskenv:
+      env: {DATABASE_URL: db.url, DB_USER: db.user}
+YAML
+	echo "$dir"
+}

@@ -6,68 +6,6 @@
 # sed on one value reads more plainly here than parameter expansion (SC2001).
 # shellcheck disable=SC2016,SC2001
 
-# Start the servers once; export PG_ADMIN_URL etc. into the caller.
-# RabbitMQ (~10-15 s to start) only when a test asks for it: drv_servers rabbitmq.
-drv_servers() {
-	local d="$WORK/servers"
-	if [ "${1:-}" = rabbitmq ] && [ ! -f "$d/env.rmq" ]; then
-		drv_servers
-		"$TE_ROOT/scripts/servers.sh" start "$d" rabbitmq >"$d/env.rmq.tmp" || fail "could not start rabbitmq"
-		mv "$d/env.rmq.tmp" "$d/env.rmq"
-	fi
-	if [ "${1:-}" = s3 ] && [ ! -f "$d/env.s3" ]; then
-		drv_servers
-		"$TE_ROOT/scripts/servers.sh" start "$d" s3 >"$d/env.s3.tmp" || fail "could not start s3rver"
-		mv "$d/env.s3.tmp" "$d/env.s3"
-	fi
-	# shellcheck source=/dev/null
-	if [ -f "$d/env.rmq" ]; then set -a; . "$d/env.rmq"; set +a; fi
-	# shellcheck source=/dev/null
-	if [ -f "$d/env.s3" ]; then set -a; . "$d/env.s3"; set +a; fi
-	if [ ! -f "$d/env" ]; then
-		local t0=$SECONDS
-		# As root the cluster runs as user postgres, who must traverse $WORK.
-		chmod 711 "$WORK"
-		"$TE_ROOT/scripts/servers.sh" start "$d" postgres >"$d.env.tmp" || fail "could not start the test servers"
-		mv "$d.env.tmp" "$d/env"
-		log "    servers started in $((SECONDS - t0)) s"
-	fi
-	set -a
-	# shellcheck source=/dev/null
-	. "$d/env"
-	set +a
-}
-
-# psql as the admin (over the private unix socket: trust), one value out.
-pg_admin() { PGOPTIONS="-c client_min_messages=warning" psql -X -q -At -h "$PG_SOCKET_DIR" -p "$PG_PORT" -U taskenv_admin -d "${2:-postgres}" -c "$1"; }
-
-# Roles, schemas and databases whose name starts with te_<task>_ (count).
-pg_traces() {
-	local like
-	like="te_$(sed 's/_/\\_/g' <<<"$1")\\_%"
-	pg_admin "select (select count(*) from pg_roles where rolname like '$like')
-		+ (select count(*) from pg_namespace where nspname like '$like')
-		+ (select count(*) from pg_database where datname like '$like')"
-}
-
-# A project with one resource DECL (flow mapping) and an app that gets DATABASE_URL.
-drv_project() {
-	local dir
-	dir=$(mktemp -d "$WORK/proj.XXXX")
-	cat >"$dir/compose.yaml" <<YAML
-x-taskenv:
-  resources:
-    db: $1
-services:
-  app:
-    image: taskenv-test/busybox:1
-    command: ["sleep", "3600"]
-    x-taskenv:
-      env: {DATABASE_URL: db.url, DB_USER: db.user}
-YAML
-	echo "$dir"
-}
-
 # A project with resource KEY declared as DECL (flow mapping) and an app
 # that only sleeps.
 drv_plain_project() {
@@ -105,7 +43,7 @@ kill_between_steps() {
 # the container got DATABASE_URL; down leaves nothing on the server.
 test_pg_schema_isolation() {
 	drv_servers
-	local dir ua ub out
+	local dir ua ub sb out
 	dir=$(drv_project '{driver: postgres, server: "${PG_ADMIN_URL}", isolation: schema}')
 	(cd "$dir" && te up -t sch-a >"$WORK/sa.log" 2>&1) & local ja=$!
 	(cd "$dir" && te up -t sch-b >"$WORK/sb.log" 2>&1) & local jb=$!
@@ -113,21 +51,22 @@ test_pg_schema_isolation() {
 	wait $jb || { cat "$WORK/sb.log" >&2; fail "up sch-b"; }
 	ua=$(te env -t sch-a | sed -n 's/^TASKENV_DB_URL=//p')
 	ub=$(te env -t sch-b | sed -n 's/^TASKENV_DB_URL=//p')
-	assert_contains "$ua" "postgresql://te_sch-a_db:"
+	sb=$(te env -t sch-b | sed -n 's/^TASKENV_DB_SCHEMA=//p')
+	assert_contains "$ua" "postgresql://te_sch_a_db_"
 	assert_contains "$ua" "@127.0.0.1:$PG_PORT/postgres"
 	psql -X -q "$ua" -c 'create table mine(x int); insert into mine values (1)'
 	psql -X -q "$ub" -c 'create table mine(x int); insert into mine values (2)'
 	assert_eq "$(psql -X -At "$ua" -c 'select x from mine')" "1"
 	assert_eq "$(psql -X -At "$ub" -c 'select x from mine')" "2"
-	! psql -X -q "$ua" -c 'select * from "te_sch-b_db".mine' 2>"$WORK/e1" || fail "A read B's schema"
+	! psql -X -q "$ua" -c "select * from $sb.mine" 2>"$WORK/e1" || fail "A read B's schema"
 	assert_contains "$(cat "$WORK/e1")" "permission denied"
-	! psql -X -q "$ua" -c 'insert into "te_sch-b_db".mine values (9)' 2>/dev/null || fail "A wrote B's schema"
+	! psql -X -q "$ua" -c "insert into $sb.mine values (9)" 2>/dev/null || fail "A wrote B's schema"
 	! psql -X -q "$ua" -c 'create table public.leak(x int)' 2>"$WORK/e2" || fail "A created in public"
 	assert_contains "$(cat "$WORK/e2")" "permission denied"
 	# injected into the container, never printed by ps
 	out=$(api GET /containers/sch-a-app-1/json | jq -r '.Config.Env[]')
 	assert_contains "$out" "DATABASE_URL=$ua"
-	assert_contains "$out" "DB_USER=te_sch-a_db"
+	assert_contains "$out" "DB_USER=te_sch_a_db_"
 	out=$(te ps -t sch-a; te ps -t sch-a --json)
 	assert_contains "$out" "postgres-schema"
 	assert_not_contains "$out" "$(sed 's/.*:\(.*\)@.*/\1/' <<<"$ua")"
@@ -142,7 +81,7 @@ test_pg_schema_isolation() {
 # (log_statement = ddl) logs no password. The role still logs in with it.
 test_pg_password_not_logged() {
 	drv_servers
-	local dir url pw log="$WORK/servers/pg/log"
+	local dir url pw user log="$WORK/servers/pg/log"
 	psql -X -q "$PG_ADMIN_URL" -c "alter system set log_statement = 'ddl'" -c "select pg_reload_conf()" >/dev/null
 	dir=$(drv_project '{driver: postgres, server: "${PG_ADMIN_URL}", isolation: schema}')
 	(cd "$dir" && te up -t pwl >"$WORK/pwl.log" 2>&1) || { cat "$WORK/pwl.log" >&2; fail "up pwl"; }
@@ -150,9 +89,11 @@ test_pg_password_not_logged() {
 	url=$(te env -t pwl | sed -n 's/^TASKENV_DB_URL=//p')
 	pw=$(te env -t pwl | sed -n 's/^TASKENV_DB_PASSWORD=//p')
 	[ ${#pw} -ge 16 ] || fail "no task password in env: '$pw'"
-	assert_eq "$(psql -X -At "$url" -c 'select current_user')" "te_pwl_db"
+	user=$(te env -t pwl | sed -n 's/^TASKENV_DB_USER=//p')
+	assert_contains "$user" "te_pwl_db_"
+	assert_eq "$(psql -X -At "$url" -c 'select current_user')" "$user"
 	# positive control: the server did log the role's DDL, with a verifier
-	assert_contains "$(cat "$log")" 'ROLE "te_pwl_db" WITH LOGIN'
+	assert_contains "$(cat "$log")" "ROLE \"$user\" WITH LOGIN"
 	assert_contains "$(cat "$log")" "PASSWORD 'SCRAM-SHA-256\$"
 	assert_not_contains "$(cat "$log")" "$pw"
 	te down -t pwl --timeout 1 >/dev/null
@@ -162,14 +103,16 @@ test_pg_password_not_logged() {
 # Database isolation: A's role cannot connect to B's database.
 test_pg_database_isolation() {
 	drv_servers
-	local dir ua
+	local dir ua da db
 	dir=$(drv_project '{driver: postgres, server: "${PG_ADMIN_URL}", isolation: database}')
 	(cd "$dir" && te up -t dbi-a && te up -t dbi-b) >/dev/null 2>&1 || fail "up"
 	ua=$(te env -t dbi-a | sed -n 's/^TASKENV_DB_URL=//p')
-	assert_contains "$ua" "/te_dbi-a_db"
+	da=$(te env -t dbi-a | sed -n 's/^TASKENV_DB_DATABASE=//p')
+	db=$(te env -t dbi-b | sed -n 's/^TASKENV_DB_DATABASE=//p')
+	assert_contains "$ua" "/te_dbi_a_db_"
 	psql -X -q "$ua" -c 'create table t(x int)'
 	# A's credentials against B's database
-	! psql -X -q "$(sed 's#/te_dbi-a_db$#/te_dbi-b_db#' <<<"$ua")" -c 'select 1' 2>"$WORK/e3" ||
+	! psql -X -q "$(sed "s#/$da\$#/$db#" <<<"$ua")" -c 'select 1' 2>"$WORK/e3" ||
 		fail "A connected to B's database"
 	assert_contains "$(cat "$WORK/e3")" "permission denied"
 	te down -t dbi-a --timeout 1
@@ -211,8 +154,8 @@ test_pg_fault_between_steps() {
 	drv_servers
 	local dir
 	dir=$(drv_project '{driver: postgres, server: "${PG_ADMIN_URL}", isolation: database}')
-	kill_between_steps "$dir" fault pg_traces after-create:postgres-role:te_fault_db=+ \
-		before-create:postgres-database:te_fault_db=+ after-create:postgres-database:te_fault_db=+
+	kill_between_steps "$dir" fault pg_traces 'after-create:postgres-role:te_fault_db_*=+' \
+		'before-create:postgres-database:te_fault_db_*=+' 'after-create:postgres-database:te_fault_db_*=+'
 }
 
 # The server is down during the first `down`: the objects stay pending
@@ -422,11 +365,12 @@ YAML
 	psql -X -q "$ub" -c "create table mine(v text); insert into mine values ('b')"
 	out=$(docker -H "unix://$SOCK" exec shr-a-app-1 sh -c 'echo "$DATABASE_URL"; psql -X -At "$DATABASE_URL" -c "select current_user || '"'"' '"'"' || (select v from mine)"')
 	assert_contains "$out" "@db:5432/postgres"
-	assert_contains "$out" "te_shr-a_db a"
+	assert_contains "$out" "$(te env -t shr-a | sed -n 's/^TASKENV_DB_USER=//p') a"
 	out=$(docker -H "unix://$SOCK" exec shr-b-app-1 sh -c 'psql -X -At "$DATABASE_URL" -c "select current_user || '"'"' '"'"' || (select v from mine)"')
-	assert_eq "$out" "te_shr-b_db b"
+	assert_eq "$out" "$(te env -t shr-b | sed -n 's/^TASKENV_DB_USER=//p') b"
 	# A's container cannot read B's schema through the shared server.
-	! docker -H "unix://$SOCK" exec shr-a-app-1 sh -c 'psql -X -At "$DATABASE_URL" -c "select * from \"te_shr-b_db\".mine"' 2>/dev/null ||
+	! docker -H "unix://$SOCK" exec -e "S=$(te env -t shr-b | sed -n 's/^TASKENV_DB_SCHEMA=//p')" shr-a-app-1 \
+		sh -c 'test -n "$S" && psql -X -At "$DATABASE_URL" -c "select * from $S.mine"' 2>/dev/null ||
 		fail "A's container read B's schema"
 	te down -t shr-a --timeout 1 >/dev/null
 	te down -t shr-b --timeout 1 >/dev/null
@@ -434,7 +378,7 @@ YAML
 	pw=$(jq -r '."postgres-admin"' "$TASKENV_STATE.secrets/_shared.json")
 	port=$(api GET "/containers/$name/json" | jq -r '.NetworkSettings.Ports["5432/tcp"][0].HostPort')
 	assert_eq "$(PGPASSWORD=$pw psql -X -At -h 127.0.0.1 -p "$port" -U postgres -d postgres -c \
-		"select count(*) from pg_roles where rolname like 'te_shr-%'")" "0"
+		"select count(*) from pg_roles where rolname like 'te\\_shr\\_%'")" "0"
 	assert_eq "$(api GET "/containers/$name/json" | jq -r '.NetworkSettings.Networks | keys | join(",")')" \
 		"0--taskenv-shared-${name#taskenv-shared-postgres-}"
 	api DELETE "/containers/$name?force=1&v=1" >/dev/null
@@ -502,7 +446,7 @@ YAML
 # against every other task's schema; a grant made by hand across tasks fails it.
 test_verify_catches_cross_task_grant() {
 	drv_servers
-	local dir out rc=0
+	local dir out na nb rc=0
 	dir=$(drv_project '{driver: postgres, server: "${PG_ADMIN_URL}", isolation: schema}')
 	(cd "$dir" && te up -t vx-a && te up -t vx-b) >/dev/null 2>&1 || fail "up"
 	out=$(te verify -t vx-a 2>&1) || fail "verify fails before any grant: $out"
@@ -510,15 +454,18 @@ test_verify_catches_cross_task_grant() {
 	assert_contains "$out" "rejected by 1 schema/database object(s) of other tasks"
 	# The contract names the task's credentials by scope (never the password) and its services.
 	out=$(te contract -t vx-a --format json)
+	na=$(te env -t vx-a | sed -n 's/^TASKENV_DB_SCHEMA=//p')
+	nb=$(te env -t vx-b | sed -n 's/^TASKENV_DB_SCHEMA=//p')
+	assert_contains "$na" "te_vx_a_db_"
 	assert_eq "$(jq -r '.identity.credentials[0] | "\(.service) \(.username) \(.scope | join(","))"' <<<"$out")" \
-		"db te_vx-a_db te_vx-a_db"
+		"db $na $na"
 	assert_eq "$(jq -r '.environment.services[] | "\(.resource) \(.kind) \(.name)"' <<<"$out")" \
-		"db postgres-schema te_vx-a_db"
+		"db postgres-schema $na"
 	assert_not_contains "$out" "$(te env -t vx-a | sed -n 's/^TASKENV_DB_PASSWORD=//p')"
-	psql -X -q "$PG_ADMIN_URL" -c 'GRANT USAGE ON SCHEMA "te_vx-b_db" TO "te_vx-a_db"'
+	psql -X -q "$PG_ADMIN_URL" -c "GRANT USAGE ON SCHEMA $nb TO $na"
 	out=$(te verify -t vx-a 2>&1) || rc=$?
 	assert_eq "$rc" "1" "(verify after a cross-task grant: $out)"
-	assert_contains "$out" "task 'vx-a' may use postgres-schema 'te_vx-b_db' of task 'vx-b'"
+	assert_contains "$out" "task 'vx-a' may use postgres-schema '$nb' of task 'vx-b'"
 	te down -t vx-a --timeout 1 >/dev/null
 	te down -t vx-b --timeout 1 >/dev/null
 	assert_eq "$(pg_traces vx-a)$(pg_traces vx-b)" "00"

@@ -76,7 +76,7 @@ reach_inside() {
 			-H "x-amz-content-sha256: UNSIGNED-PAYLOAD" "$@"; }
 		echo "obj-$T" | s3 -T - "$S3_ENDPOINT/$S3_BUCKET/reach.txt"
 		s3 "$S3_ENDPOINT/$S3_BUCKET/reach.txt"')
-	assert_eq "$out" "te_${t}_db $t
+	assert_eq "$out" "$(te env -t "$t" | sed -n 's/^TASKENV_DB_USER=//p') $t
 msg-$t
 obj-$t"
 }
@@ -97,7 +97,7 @@ reach_host() {
 		echo "host-$t" | s3 -T - "${TASKENV_UPLOADS_ENDPOINT%/}/$TASKENV_UPLOADS_BUCKET_AVATARS/host.txt"
 		printf '%s\n' "$TASKENV_DB_URL" "$TASKENV_JOBS_URL" "$TASKENV_UPLOADS_ENDPOINT"
 	)
-	assert_eq "$(sed -n 1,3p <<<"$out")" "te_${t}_db $t
+	assert_eq "$(sed -n 1,3p <<<"$out")" "$(te env -t "$t" | sed -n 's/^TASKENV_DB_USER=//p') $t
 for-host-$t
 obj-$t"
 	assert_contains "$(sed -n 4p <<<"$out")" "@127.0.0.1:"
@@ -118,8 +118,9 @@ reach_credentials() {
 		>/dev/null 2>&1 || rc=$?
 	[ "$rc" != 0 ] || fail "A's AMQP user opened B's vhost"
 	rc=0
-	in_app rch-a app sh -c 'psql -X -At "$DATABASE_URL" -c "select * from \"te_rch-b_db\".reach"' \
-		>/dev/null 2>&1 || rc=$?
+	# B's schema by its real name (unquoted: Postgres names are [a-z0-9_]).
+	in_app rch-a -e "S=$(te env -t rch-b | sed -n 's/^TASKENV_DB_SCHEMA=//p')" app \
+		sh -c 'test -n "$S" && psql -X -At "$DATABASE_URL" -c "select * from $S.reach"' >/dev/null 2>&1 || rc=$?
 	[ "$rc" != 0 ] || fail "A's role read B's schema"
 	out=$(in_app rch-a app sh -c 'echo "$S3_BUCKET $S3_EXPORTS_BUCKET"')
 	assert_not_contains "$out" "$(in_app rch-b app sh -c 'echo "$S3_BUCKET"')"
@@ -220,9 +221,9 @@ reach_no_traces() {
 	rmq=taskenv-shared-rabbitmq-${id:0:8}
 	s3=taskenv-shared-s3-${id:0:8}
 	out=$(rdocker exec "$pg" psql -X -At -U postgres -d postgres -c \
-		"select rolname from pg_roles where rolname like 'te_rch-%'
-		 union all select nspname from pg_namespace where nspname like 'te_rch-%'
-		 union all select datname from pg_database where datname like 'te_rch-%'
+		"select rolname from pg_roles where rolname like 'te\\_rch\\_%'
+		 union all select nspname from pg_namespace where nspname like 'te\\_rch\\_%'
+		 union all select datname from pg_database where datname like 'te\\_rch\\_%'
 		 union all select 'alive'")
 	assert_eq "$out" "alive" "(postgres roles, schemas, databases of rch-a/rch-b)"
 	out=$(rdocker exec "$rmq" rabbitmqctl -q list_vhosts name)

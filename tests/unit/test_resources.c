@@ -171,6 +171,26 @@ static const struct err_case err_cases[] = {
     {"    db: {driver: postgres, server: u}\n", "{env: {X: db.vhost}}",
      "7:26: services.app.x-taskenv.env: resource 'db' (driver postgres) has no field 'vhost' (it has: "
      "url, host, port, user, password, database, schema)"},
+    /* template: {migrate: ...} (issue 15) */
+    {"    db: {driver: postgres, server: u, template: {migrate: {service: app}}}\n", NULL,
+     "3:5: x-taskenv.resources.db: template needs isolation: database"},
+    {"    db: {driver: postgres, server: u, isolation: database, template: {inputs: [m]}}\n", NULL,
+     "3:60: x-taskenv.resources.db.template: needs migrate: {service: SERVICE, command: [...]}"},
+    {"    db: {driver: postgres, server: u, isolation: database, template: {migrate: {service: app, "
+     "cmd: [x]}}}\n",
+     NULL, "3:95: unknown key 'cmd' in x-taskenv.resources.db.template.migrate"},
+    {"    db: {driver: postgres, server: u, isolation: database, template: {migrate: {service: app}, "
+     "input: [m]}}\n",
+     NULL, "3:96: unknown key 'input' in x-taskenv.resources.db.template; did you mean 'inputs'?"},
+    {"    db: {driver: postgres, server: u, isolation: database, template: {migrate: {service: app}, "
+     "inputs: [/etc]}}\n",
+     NULL,
+     "3:104: x-taskenv.resources.db.template.inputs: '/etc' must be a path relative to the project "
+     "directory"},
+    {"    db: {driver: postgres, server: u, isolation: database, template: {migrate: {service: nope}}}\n",
+     NULL, "3:60: x-taskenv.resources.db.template.migrate: no service 'nope'"},
+    {"    q: {driver: rabbitmq, server: u, template: {migrate: {service: app}}}\n", NULL,
+     "3:5: x-taskenv.resources.q: template is not a key of the rabbitmq driver (it is for: postgres)"},
 };
 
 static void test_resources_errors(void **state)
@@ -207,6 +227,71 @@ static void test_object_names(void **state)
 	assert_string_not_equal(l1, l2);
 	assert_int_equal(strlen(pw1), 32);
 	assert_string_not_equal(pw1, pw2);
+}
+
+static bool plain(const char *s)
+{
+	return strspn(s, "abcdefghijklmnopqrstuvwxyz0123456789_") == strlen(s);
+}
+
+/* Postgres names (issue 18): only [a-z0-9_], a hash that keeps "feat-email"
+ * and "feat_email" (and two ledgers) apart, 63 bytes at most, stable. */
+static void test_plain_names(void **state)
+{
+	te_autofree char *h = drv_plain_name("te_", "0123456789abcdef", "feat-email", "db", 63);
+	te_autofree char *u = drv_plain_name("te_", "0123456789abcdef", "feat_email", "db", 63);
+	te_autofree char *h2 = drv_plain_name("te_", "0123456789abcdef", "feat-email", "db", 63);
+	te_autofree char *other = drv_plain_name("te_", "fedcba9876543210", "feat-email", "db", 63);
+	te_autofree char *key2 = drv_plain_name("te_", "0123456789abcdef", "feat-email", "db2", 63);
+	const char *longtask = "a-very-long-task-name-that-goes-on-and-on-and-on-past-the-limit-x";
+	te_autofree char *l1 =
+	    drv_plain_name("te_", "0123456789abcdef", longtask, "resource_key_of_thirty_chars_", 63);
+	te_autofree char *l2 = drv_plain_name(
+	    "te_", "0123456789abcdef", "a-very-long-task-name-that-goes-on-and-on-and-on-past-the-limit-y",
+	    "resource_key_of_thirty_chars_", 63);
+
+	assert_true(plain(h) && plain(u) && plain(l1) && plain(other));
+	assert_int_equal(strncmp(h, "te_feat_email_db_", 17), 0);
+	assert_int_equal(strlen(h), 17 + 8);
+	assert_string_not_equal(h, u);
+	assert_string_equal(h, h2);
+	assert_string_not_equal(h, other);
+	assert_string_not_equal(h, key2);
+	assert_int_equal(strlen(l1), 63);
+	assert_string_not_equal(l1, l2);
+	assert_int_equal(l1[63 - 9], '_');
+}
+
+/* template: {migrate: ...} as the loader keeps it. */
+static void test_template_build(void **state)
+{
+	te_autofree char *path =
+	    write_file("x-taskenv:\n"
+		       "  resources:\n"
+		       "    db:\n"
+		       "      driver: postgres\n"
+		       "      isolation: database\n"
+		       "      template:\n"
+		       "        migrate: {service: migrate, command: [sh, -c, \"psql -f /m/1.sql\"]}\n"
+		       "        inputs: [migrations/, schema.sql]\n"
+		       "services:\n"
+		       "  app: {image: x}\n"
+		       "  migrate: {image: y}\n");
+	struct te_err err = {0};
+	struct svc_project *p = load(path, &err);
+	const struct svc_resource *r;
+
+	assert_non_null(p);
+	r = svc_project_resource(p, "db");
+	assert_null(r->tmpl);
+	assert_non_null(r->build);
+	assert_string_equal(r->build->service, "migrate");
+	assert_string_equal(r->build->command[2], "psql -f /m/1.sql");
+	assert_null(r->build->command[3]);
+	assert_string_equal(r->build->inputs[0], "migrations/");
+	assert_string_equal(r->build->inputs[1], "schema.sql");
+	assert_int_equal(r->build->loc.line, 6);
+	svc_project_free(p);
 }
 
 /* The admin-URL parser of the rabbitmq and s3 drivers: credentials
@@ -308,7 +393,8 @@ int main(void)
 	    cmocka_unit_test(test_resources_good),   cmocka_unit_test(test_resources_shared),
 	    cmocka_unit_test(test_resources_errors), cmocka_unit_test(test_object_names),
 	    cmocka_unit_test(test_admin_url),	     cmocka_unit_test(test_s3_describe),
-	    cmocka_unit_test(test_describe_fields),
+	    cmocka_unit_test(test_describe_fields),  cmocka_unit_test(test_plain_names),
+	    cmocka_unit_test(test_template_build),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
