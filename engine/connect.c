@@ -22,3 +22,17 @@ int engine_network_connect(struct engine *e, const char *network, const char *co
 		return te_err_prefix(err, "connect '%s' to network '%s': ", container, network);
 	return 0;
 }
+
+int engine_network_disconnect(struct engine *e, const char *network, const char *container, bool force,
+			      struct te_err *err)
+{
+	te_autojson cJSON *body = cJSON_CreateObject();
+	te_autofree char *net = engine_escape(e, network);
+	te_autofree char *path = xasprintf("/networks/%s/disconnect", net);
+
+	cJSON_AddStringToObject(body, "Container", container);
+	cJSON_AddBoolToObject(body, "Force", force);
+	if (engine_call(e, "POST", path, body, NULL, NULL, err) < 0)
+		return te_err_prefix(err, "disconnect '%s' from network '%s': ", container, network);
+	return 0;
+}

@@ -114,8 +114,11 @@ int engine_container_create(struct engine *e, const char *name, const struct cJS
 int engine_container_start(struct engine *e, const char *id, struct te_err *err);
 /* POST /containers/{id}/stop?t=TIMEOUT_S (304 counts as success). */
 int engine_container_stop(struct engine *e, const char *id, int timeout_s, struct te_err *err);
-/* DELETE /containers/{id}?v=1&force=FORCE (anonymous volumes go with it). */
+/* DELETE /containers/{id}?v=1&force=FORCE (anonymous volumes go with it:
+ * on Podman every anonymous volume it mounts, see svc_container_remove). */
 int engine_container_remove(struct engine *e, const char *id, bool force, struct te_err *err);
+/* DELETE /containers/{id}?v=0&force=FORCE: its volumes stay. */
+int engine_container_remove_keep_volumes(struct engine *e, const char *id, bool force, struct te_err *err);
 /* GET /containers/{id}/json */
 int engine_container_inspect(struct engine *e, const char *id, struct cJSON **out, struct te_err *err);
 /* GET /containers/json?all=1&filters={"label":[LABEL]} — LABEL like
@@ -143,5 +146,9 @@ int engine_volume_remove(struct engine *e, const char *name, bool force, struct 
 int engine_volume_inspect(struct engine *e, const char *name, struct cJSON **out, struct te_err *err);
 /* GET /volumes?filters={"label":[LABEL]} — the "Volumes" array out (never NULL on success). */
 int engine_volume_list(struct engine *e, const char *label, struct cJSON **out, struct te_err *err);
+/* Podman only: GET /libpod/volumes/{name}/json, Podman's own API under the
+ * same /vX prefix (Podman 4 takes any): unlike the compat answer, its
+ * "CreatedAt" is to the nanosecond and it says "Anonymous". */
+int engine_libpod_volume_inspect(struct engine *e, const char *name, struct cJSON **out, struct te_err *err);
 
 #endif

@@ -195,12 +195,22 @@ int engine_container_stop(struct engine *e, const char *id, int timeout_s, struc
 	return engine_call_v(e, "POST", path, NULL, limit, NULL, err);
 }
 
-int engine_container_remove(struct engine *e, const char *id, bool force, struct te_err *err)
+static int container_delete(struct engine *e, const char *id, bool force, bool volumes, struct te_err *err)
 {
 	te_autofree char *s = engine_seg(id);
-	te_autofree char *path = xasprintf("/containers/%s?v=1&force=%d", s, force ? 1 : 0);
+	te_autofree char *path = xasprintf("/containers/%s?v=%d&force=%d", s, volumes ? 1 : 0, force ? 1 : 0);
 
 	return engine_call_v(e, "DELETE", path, NULL, ENGINE_CALL_TIMEOUT_S, NULL, err);
+}
+
+int engine_container_remove(struct engine *e, const char *id, bool force, struct te_err *err)
+{
+	return container_delete(e, id, force, true, err);
+}
+
+int engine_container_remove_keep_volumes(struct engine *e, const char *id, bool force, struct te_err *err)
+{
+	return container_delete(e, id, force, false, err);
 }
 
 int engine_container_inspect(struct engine *e, const char *id, struct cJSON **out, struct te_err *err)
@@ -318,6 +328,14 @@ int engine_volume_inspect(struct engine *e, const char *name, struct cJSON **out
 {
 	te_autofree char *s = engine_seg(name);
 	te_autofree char *path = xasprintf("/volumes/%s", s);
+
+	return engine_get_typed(e, path, cJSON_Object, out, err);
+}
+
+int engine_libpod_volume_inspect(struct engine *e, const char *name, struct cJSON **out, struct te_err *err)
+{
+	te_autofree char *s = engine_seg(name);
+	te_autofree char *path = xasprintf("/libpod/volumes/%s/json", s);
 
 	return engine_get_typed(e, path, cJSON_Object, out, err);
 }

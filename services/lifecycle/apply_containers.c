@@ -2,6 +2,7 @@
  * depends_on conditions (apply_int.h). */
 #include "services/lifecycle/apply.h"
 #include "services/lifecycle/reskind.h"
+#include "services/lifecycle/inuse.h"
 #include "services/lifecycle/apply_int.h"
 #include "services/model/compose.h"
 #include "services/model/task.h"
@@ -119,8 +120,7 @@ static int recreate_container(struct up *u, size_t idx, const char *id, long lon
 	const struct svc_plan_container *c = &u->plan->containers[idx];
 	int stop_s = c->svc->stop_grace_ns ? (int)((c->svc->stop_grace_ns + 999999999) / 1000000000) : 10;
 
-	if ((engine_container_stop(u->e, id, stop_s, err) < 0 && err->code != TE_E_NOTFOUND) ||
-	    (engine_container_remove(u->e, id, true, err) < 0 && err->code != TE_E_NOTFOUND))
+	if (svc_container_remove(u->e, id, stop_s, err) < 0 && err->code != TE_E_NOTFOUND)
 		return te_err_prefix(err, "service '%s': replace container '%s': ", c->svc->name, c->name);
 	up_step(u, "container", c->name, "removed (image rebuilt)");
 	return create_container(u, idx, row, err);

@@ -160,11 +160,15 @@ static int orphan_remove(struct gc *g, const struct svc_res_kind_ops *k, const c
 		return rc < 0 ? -1 : 0;
 	/* Under the lock, so no `up` of the task can be recording it now. */
 	rc = state_resource_held(g->l, kind, name, err);
+	/* No task owns an orphan: every container still on it keeps it (the
+	 * orphan containers went first), only the shared servers leave. */
 	if (rc == 0) {
 		g->res->orphans++;
 		if (g->opts->dry_run) {
 			step(g, kind, name, "orphan, would remove");
-		} else if (k->remove(g->e, id, -1, err) < 0 && err->code != TE_E_NOTFOUND) {
+		} else if ((svc_res_before_remove(g->e, g->l, NULL, k->kind, id, err) < 0 ||
+			    k->remove(g->e, id, -1, err) < 0) &&
+			   err->code != TE_E_NOTFOUND) {
 			g->res->remaining++;
 			snprintf(what, sizeof(what), "orphan, failed: %s", err->msg);
 			step(g, kind, name, what);

@@ -1,5 +1,6 @@
 #include "services/lifecycle/ops.h"
 #include "services/lifecycle/reskind.h"
+#include "services/lifecycle/inuse.h"
 #include "services/model/compose.h"
 #include "services/model/load.h"
 #include "services/model/plan.h"
@@ -410,7 +411,7 @@ static int remove_oneoff(struct run *r, struct te_err *err)
 {
 	if (state_resource_set_state(r->l, r->row, STATE_REMOVING, err) < 0)
 		return -1;
-	if (engine_container_remove(r->e, r->id, true, err) < 0 && err->code != TE_E_NOTFOUND) {
+	if (svc_container_remove(r->e, r->id, -1, err) < 0 && err->code != TE_E_NOTFOUND) {
 		struct te_err ignored;
 
 		state_resource_set_state(r->l, r->row, STATE_PENDING, &ignored);

@@ -1,5 +1,6 @@
 /* The kind table (reskind.h). */
 #include "services/lifecycle/reskind.h"
+#include "services/lifecycle/inuse.h"
 #include "services/lifecycle/shared.h"
 #include "engine/build.h"
 #include "engine/engine.h"
@@ -10,14 +11,6 @@
 #include "common/cleanup.h"
 
 #include <string.h>
-
-static int container_remove(struct engine *e, const char *ref, int stop_timeout, struct te_err *err)
-{
-	if (stop_timeout >= 0 && engine_container_stop(e, ref, stop_timeout, err) < 0 &&
-	    err->code != TE_E_NOTFOUND)
-		return -1;
-	return engine_container_remove(e, ref, true, err);
-}
 
 static int network_remove(struct engine *e, const char *ref, int stop_timeout, struct te_err *err)
 {
@@ -47,11 +40,30 @@ static const char *entry_name(const cJSON *entry)
 	return cJSON_GetStringValue(cJSON_GetObjectItem(entry, "Name"));
 }
 
-/* The shared server containers are on a task network while the task
- * exists: off it first, or the engine refuses to remove it. */
-static int network_before_remove(struct engine *e, struct ledger *l, const char *name, struct te_err *err)
+/* Podman removes a network with a foreign container on it: ask first.
+ * The shared server containers are on a task network while the task
+ * exists: off it next, or dockerd refuses to remove it. */
+static int network_before_remove(struct engine *e, struct ledger *l, const char *task, const char *ref,
+				 struct te_err *err)
 {
-	return svc_shared_detach(e, l, name, err);
+	te_autojson cJSON *net = NULL;
+	const char *name;
+
+	if (svc_res_refuse_foreign(e, l, task, SVC_RES_NETWORK, ref, err) < 0)
+		return -1;
+	/* A container's Networks are keyed by name (svc_shared_detach). */
+	if (engine_network_inspect(e, ref, &net, err) < 0)
+		return -1;
+	name = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(net, "Name"));
+	if (svc_shared_detach(e, l, name ? name : ref, err) < 0)
+		return -1;
+	return svc_network_drop_stale_endpoints(e, net, err);
+}
+
+static int volume_before_remove(struct engine *e, struct ledger *l, const char *task, const char *name,
+				struct te_err *err)
+{
+	return svc_res_refuse_foreign(e, l, task, SVC_RES_VOLUME, name, err);
 }
 
 static const struct svc_res_kind_ops kinds[] = {
@@ -62,7 +74,7 @@ static const struct svc_res_kind_ops kinds[] = {
 			   .list = engine_container_list,
 			   .entry_name = container_entry_name,
 			   .entry_ref = "Id",
-			   .remove = container_remove},
+			   .remove = svc_container_remove},
     [SVC_RES_NETWORK] = {.kind = SVC_RES_NETWORK,
 			 .name = "network",
 			 .down_order = 2,
@@ -81,7 +93,8 @@ static const struct svc_res_kind_ops kinds[] = {
 			.list = engine_volume_list,
 			.entry_name = entry_name,
 			.entry_ref = "Name",
-			.remove = volume_remove},
+			.remove = volume_remove,
+			.before_remove = volume_before_remove},
     [SVC_RES_IMAGE] = {.kind = SVC_RES_IMAGE,
 		       .name = "image",
 		       .down_order = 3,
@@ -157,6 +170,14 @@ const char *svc_res_kind_name(enum svc_res_kind k)
 bool svc_res_kind_engine(enum svc_res_kind k)
 {
 	return svc_res_kind(k)->driver == NULL;
+}
+
+int svc_res_before_remove(struct engine *e, struct ledger *l, const char *task, enum svc_res_kind k,
+			  const char *ref, struct te_err *err)
+{
+	const struct svc_res_kind_ops *ops = svc_res_kind(k);
+
+	return ops->before_remove ? ops->before_remove(e, l, task, ref, err) : 0;
 }
 
 int svc_res_inspect(struct engine *e, const char *kind, const char *name, const char *engine_id, cJSON **out,

@@ -69,9 +69,12 @@ struct svc_res_kind_ops {
 	 * (< 0: not stopped, removed by force at once), a container already
 	 * gone when stopped is not an error. Others ignore STOP_TIMEOUT. */
 	int (*remove)(struct engine *e, const char *ref, int stop_timeout, struct te_err *err);
-	/* Before `down` removes NAME: what else holds it is let go (the shared
-	 * server containers are detached from a task network). May be NULL. */
-	int (*before_remove)(struct engine *e, struct ledger *l, const char *name, struct te_err *err);
+	/* Before REF of TASK is removed (svc_res_before_remove): refuse while
+	 * something outside the task uses it, then let go of what taskenv holds
+	 * it with (the shared server containers are detached from a task
+	 * network). May be NULL. */
+	int (*before_remove)(struct engine *e, struct ledger *l, const char *task, const char *ref,
+			     struct te_err *err);
 	/* After `down` marked NAME removed: what the ledger kept for it goes
 	 * back (a network's subnet to the pool). May be NULL. */
 	int (*after_remove)(struct ledger *l, const char *name, struct te_err *err);
@@ -87,6 +90,20 @@ enum svc_res_kind svc_res_kind_of(const char *name);
 const char *svc_res_kind_name(enum svc_res_kind k);
 /* Is K an engine object (not a driver's)? */
 bool svc_res_kind_engine(enum svc_res_kind k);
+
+/* Make engine object REF of TASK (kind K; REF as k->remove takes it: a
+ * network's id, a volume's name) ready to be removed, or refuse:
+ * every path that removes or recreates a task's network or volume calls
+ * this first, right before its DELETE (down, gc of expired or retained
+ * tasks and of orphans, reconcile's recreate). A network or volume that a
+ * container outside TASK uses is kept: -1 with TE_E_CONFLICT naming the
+ * container(s) (svc_res_refuse_foreign, inuse.h), and the caller leaves
+ * its row pending. Then the shared server containers leave a network and
+ * endpoints dockerd kept for gone containers are dropped. TASK NULL: an
+ * orphan gc found by its labels, which every container but this ledger's
+ * shared servers keeps. Kinds without a hook: 0. */
+int svc_res_before_remove(struct engine *e, struct ledger *l, const char *task, enum svc_res_kind k,
+			  const char *ref, struct te_err *err);
 
 /* Inspect the object of a ledger row: by its engine id, or by NAME when the
  * kind is found by name or no id was recorded yet (an intended row). A

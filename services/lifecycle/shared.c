@@ -370,15 +370,9 @@ int svc_shared_attach(struct engine *e, const char *container, const char *netwo
 
 static int detach_one(struct engine *e, const char *name, const char *network, struct te_err *err)
 {
-	te_autojson cJSON *body = cJSON_CreateObject();
-	te_autofree char *en = engine_escape(e, network);
-	te_autofree char *path = xasprintf("/networks/%s/disconnect", en);
-
 	if (!attached(e, name, network))
 		return 0;
-	cJSON_AddStringToObject(body, "Container", name);
-	cJSON_AddBoolToObject(body, "Force", true);
-	return engine_call(e, "POST", path, body, NULL, NULL, err);
+	return engine_network_disconnect(e, network, name, true, err);
 }
 
 int svc_shared_detach(struct engine *e, struct ledger *l, const char *network, struct te_err *err)

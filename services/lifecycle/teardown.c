@@ -54,7 +54,7 @@ static int mark_removed(struct down *d, const struct state_resource *r, struct t
 static int remove_object(struct down *d, const struct svc_res_kind_ops *k, const struct state_resource *r,
 			 const char *id, struct te_err *err)
 {
-	if (k->before_remove && k->before_remove(d->e, d->l, r->name, err) < 0)
+	if (svc_res_before_remove(d->e, d->l, d->task, k->kind, k->by_name ? r->name : id, err) < 0)
 		return -1;
 	return k->remove(d->e, k->by_name ? r->name : id, d->opts->stop_timeout, err);
 }

@@ -12,6 +12,8 @@
 #include "common/mem.h"
 #include "engine/engine.h"
 #include "services/lifecycle/apply.h"
+#include "services/lifecycle/gc.h"
+#include "services/lifecycle/inuse.h"
 #include "services/lifecycle/teardown.h"
 #include "services/model/compose.h"
 #include "services/model/load.h"
@@ -113,8 +115,9 @@ static void route_204(struct fx *x, const char *method, const char *path_glob)
 
 /* The engine as `down` finds it after `up`: the container at
  * /containers/REF/json answers CONTAINER_JSON (404 when NULL: it never
- * was), our network net1, no shared server containers; stops succeed. The
- * test adds how each DELETE is answered. */
+ * was), our network net1, no other container on it (the list asked
+ * before a network goes is empty), no shared server containers; stops
+ * succeed. The test adds how each DELETE is answered. */
 static void route_down(struct fx *x, const char *ref, const char *container_json)
 {
 	te_autofree char *path = xasprintf("/containers/%s/json", ref);
@@ -128,6 +131,7 @@ static void route_down(struct fx *x, const char *ref, const char *container_json
 			  "{\"message\":\"no such container\"}");
 	route_204(x, "POST", "/containers/*/stop*");
 	fake_engine_route(x->f, "GET", "/networks/net1", 200, net);
+	fake_engine_route(x->f, "GET", "/containers/json?all=1", 200, "[]");
 }
 
 static int up(struct fx *x, struct te_err *err)
@@ -276,6 +280,7 @@ static void test_create_dropped(void **state)
 
 	ours = labelled(x, "c1", TASK, true);
 	route_down(x, CONTAINER, ours);
+	fake_engine_route(x->f, "GET", "/containers/c1/json", 200, ours);
 	route_204(x, "DELETE", "/containers/c1?v=1&force=1");
 	route_204(x, "DELETE", "/networks/net1");
 	assert_int_equal(down(x, &res, &err), 0);
@@ -341,6 +346,224 @@ static void test_remove_refused_then_retried(void **state)
 	assert_task_gone(x);
 }
 
+/* svc_container_uses on the shapes both engines answer: Networks keyed
+ * by name, NetworkID the id (dockerd; "" before the first start) or the
+ * name (Podman); only volume mounts of that name count. */
+static void test_container_uses(void **state)
+{
+	static const struct {
+		const char *json;
+		enum svc_res_kind kind;
+		bool want;
+	} cases[] = {
+	    {"{\"NetworkSettings\":{\"Networks\":{\"t1_default\":{\"NetworkID\":\"\"}}}}", SVC_RES_NETWORK,
+	     true},
+	    {"{\"NetworkSettings\":{\"Networks\":{\"other\":{\"NetworkID\":\"net1\"}}}}", SVC_RES_NETWORK,
+	     true},
+	    {"{\"NetworkSettings\":{\"Networks\":{\"x\":{\"NetworkID\":\"t1_default\"}}}}", SVC_RES_NETWORK,
+	     true},
+	    {"{\"NetworkSettings\":{\"Networks\":{\"bridge\":{\"NetworkID\":\"b0\"}}}}", SVC_RES_NETWORK,
+	     false},
+	    {"{\"NetworkSettings\":{\"Networks\":{\"t1_default2\":{}}}}", SVC_RES_NETWORK, false},
+	    {"{\"NetworkSettings\":null}", SVC_RES_NETWORK, false},
+	    {"{}", SVC_RES_NETWORK, false},
+	    {"{\"Mounts\":[{\"Type\":\"volume\",\"Name\":\"t1_default\"}]}", SVC_RES_VOLUME, true},
+	    {"{\"Mounts\":[{\"Type\":\"bind\",\"Name\":\"t1_default\"}]}", SVC_RES_VOLUME, false},
+	    {"{\"Mounts\":[{\"Type\":\"volume\",\"Name\":\"t1_data\"}]}", SVC_RES_VOLUME, false},
+	    {"{\"Mounts\":[{\"Type\":\"volume\",\"Name\":\"t1_default\"}]}", SVC_RES_NETWORK, false},
+	    {"{\"Mounts\":[{\"Type\":\"volume\",\"Name\":\"t1_default\"}]}", SVC_RES_IMAGE, false},
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		te_autojson cJSON *c = cJSON_Parse(cases[i].json);
+
+		print_message("%s\n", cases[i].json);
+		assert_non_null(c);
+		assert_int_equal(svc_container_uses(c, cases[i].kind, NETWORK, "net1"), cases[i].want);
+	}
+}
+
+static void keep_last(void *ctx, const char *kind, const char *name, const char *what)
+{
+	char **last = ctx;
+
+	if (strcmp(kind, "network") != 0)
+		return;
+	free(*last);
+	*last = xasprintf("%s %s", name, what);
+}
+
+/* A container outside the task on the network (Podman's shapes: the
+ * network's Containers, NetworkID = its name): down keeps the network,
+ * sends no DELETE for it, leaves the row pending and names the container;
+ * once it is gone, the next down removes the network. */
+static void test_network_foreign_kept(void **state)
+{
+	struct fx *x = *state;
+	struct svc_down_result res;
+	struct te_err err = {0};
+	struct svc_down_opts o = {.stop_timeout = 1, .progress = keep_last};
+	te_autofree char *ours = NULL;
+	te_autofree char *last = NULL;
+	te_autofree char *r = NULL;
+	te_autofree char *netj =
+	    xasprintf("{\"Id\":\"net1\",\"Name\":\"" NETWORK "\",\"Labels\":{\"io.taskenv.task\":\"" TASK
+		      "\",\"io.taskenv.ledger\":\"%s\"},\"Containers\":{\"f1\":{\"Name\":\"foreign\"}}}",
+		      state_ledger_id(x->l));
+	const char *foreign =
+	    "{\"Id\":\"f1\",\"Name\":\"/foreign\",\"Config\":{\"Labels\":{\"io.taskenv.task\":\"" TASK
+	    "\"}},\"NetworkSettings\":{\"Networks\":{\"" NETWORK "\":{\"NetworkID\":\"" NETWORK "\"}}}}";
+
+	route_up(x);
+	fake_engine_route(x->f, "POST", "/containers/create*", 201, "{\"Id\":\"c1\",\"Warnings\":[]}");
+	route_204(x, "POST", "/containers/c1/start");
+	assert_int_equal(up(x, &err), 0);
+	ours = labelled(x, "c1", TASK, true);
+
+	fake_engine_routes_clear(x->f);
+	fake_engine_route_docker_ping(x->f);
+	fake_engine_route(x->f, "GET", "/containers/c1/json", 200, ours);
+	route_204(x, "POST", "/containers/*/stop*");
+	route_204(x, "DELETE", "/containers/c1*");
+	fake_engine_route(x->f, "GET", "/networks/net1", 200, netj);
+	/* Not in the list (it came after it): the network's word, checked by
+	 * the container's own inspect. A task label without the ledger's is
+	 * not ours. */
+	fake_engine_route(x->f, "GET", "/containers/json?all=1", 200, "[]");
+	fake_engine_route(x->f, "GET", "/containers/f1/json", 200, foreign);
+	route_204(x, "DELETE", "/networks/net1");
+	o.progress_ctx = &last;
+	assert_int_equal(svc_down(x->e, x->l, TASK, &o, &res, &err), -1);
+	assert_int_equal(err.code, TE_E_REMAINS);
+	assert_int_equal(res.remaining, 1);
+	assert_int_equal(fake_engine_count(x->f, "DELETE", "/networks/*"), 0);
+	assert_string_equal(last, NETWORK " failed: network '" NETWORK
+					  "' is in use by container 'foreign' (not of task '" TASK
+					  "'): left in place");
+	r = rows(x);
+	assert_string_equal(r, "network " NETWORK " pending net1\ncontainer " CONTAINER " removed c1\n");
+	assert_status(x, "pending");
+
+	/* Gone now: dockerd would still list its endpoint, which is dropped. */
+	fake_engine_routes_clear(x->f);
+	fake_engine_route_docker_ping(x->f);
+	fake_engine_route(x->f, "GET", "/networks/net1", 200, netj);
+	fake_engine_route(x->f, "GET", "/containers/json?all=1", 200, "[]");
+	fake_engine_route(x->f, "GET", "/containers/*/json", 404, "{\"message\":\"no such container\"}");
+	fake_engine_route(x->f, "POST", "/networks/net1/disconnect", 200, "");
+	route_204(x, "DELETE", "/networks/net1");
+	te_err_clear(&err);
+	assert_int_equal(svc_down(x->e, x->l, TASK, &o, &res, &err), 0);
+	assert_int_equal(fake_engine_count(x->f, "POST", "/networks/net1/disconnect"), 1);
+	assert_int_equal(fake_engine_count(x->f, "DELETE", "/networks/net1"), 1);
+	assert_task_gone(x);
+}
+
+/* svc_container_remove on Podman: v=1 while every anonymous volume it
+ * mounts was made with it; one older than the container (to the
+ * nanosecond: "loot" is from the same second) makes it v=0, and then its
+ * own anonymous volumes go one by one (times in UTC or with an offset),
+ * the named one and the foreign one stay. On dockerd v=1, asking nothing:
+ * dockerd keeps what was given by name itself. */
+static void test_container_remove_volumes(void **state)
+{
+	struct fx *x = *state;
+	struct te_err err = {0};
+#define MOUNTS(last)                                                                                         \
+	"{\"Id\":\"c1\",\"Created\":\"2024-05-01T10:00:05.9Z\",\"Mounts\":[{\"Type\":\"volume\",\"Name\":"   \
+	"\"anon1\"},{\"Type\":\"volume\",\"Name\":\"t1_data\"},{\"Type\":\"bind\",\"Source\":\"/etc\"},"     \
+	"{\"Type\":\"volume\",\"Name\":\"anon2\"},{\"Type\":\"volume\",\"Name\":\"" last "\"}]}"
+	const char *plain = MOUNTS("gone");
+	const char *given = MOUNTS("loot");
+#undef MOUNTS
+
+	fake_engine_routes_clear(x->f);
+	fake_engine_route_raw(x->f, "GET", "/_ping", 200,
+			      "API-Version: 1.41\r\nLibpod-API-Version: 4.3.1\r\n", "OK", 2);
+	fake_engine_route(x->f, "GET", "/libpod/volumes/anon1/json", 200,
+			  "{\"Anonymous\":true,\"CreatedAt\":\"2024-05-01T10:00:05.95Z\"}");
+	fake_engine_route(x->f, "GET", "/libpod/volumes/anon2/json", 200,
+			  "{\"Anonymous\":true,\"CreatedAt\":\"2024-05-01T12:00:06+02:00\"}");
+	fake_engine_route(x->f, "GET", "/libpod/volumes/t1_data/json", 200,
+			  "{\"CreatedAt\":\"2024-05-01T09:00:00Z\"}");
+	fake_engine_route(x->f, "GET", "/libpod/volumes/loot/json", 200,
+			  "{\"Anonymous\":true,\"CreatedAt\":\"2024-05-01T10:00:05.1Z\"}");
+	fake_engine_route(x->f, "GET", "/libpod/volumes/gone/json", 404, "{\"message\":\"no such volume\"}");
+	route_204(x, "DELETE", "/containers/*");
+	route_204(x, "DELETE", "/volumes/*");
+	fake_engine_route(x->f, "GET", "/containers/plain/json", 200, plain);
+	fake_engine_route(x->f, "GET", "/containers/given/json", 200, given);
+	fake_engine_route(x->f, "GET", "/containers/gone/json", 404, "{\"message\":\"no such container\"}");
+	x->e = fake_engine_open(x->f);
+
+	assert_int_equal(svc_container_remove(x->e, "plain", -1, &err), 0);
+	assert_int_equal(fake_engine_count(x->f, "DELETE", "/containers/plain?v=1&force=1"), 1);
+	assert_int_equal(fake_engine_count(x->f, "DELETE", "/volumes/*"), 0);
+
+	assert_int_equal(svc_container_remove(x->e, "given", -1, &err), 0);
+	assert_int_equal(fake_engine_count(x->f, "DELETE", "/containers/given?v=0&force=1"), 1);
+	assert_int_equal(fake_engine_count(x->f, "DELETE", "/volumes/anon1?force=0"), 1);
+	assert_int_equal(fake_engine_count(x->f, "DELETE", "/volumes/anon2?force=0"), 1);
+	assert_int_equal(fake_engine_count(x->f, "DELETE", "/volumes/*"), 2);
+	assert_int_equal(fake_engine_count(x->f, "POST", "/containers/*/stop*"), 0);
+
+	assert_int_equal(svc_container_remove(x->e, "gone", -1, &err), -1);
+	assert_int_equal(err.code, TE_E_NOTFOUND);
+	engine_free(x->e);
+
+	/* dockerd: the one inspect of "given" so far was Podman's. */
+	fake_engine_routes_clear(x->f);
+	fake_engine_route_docker_ping(x->f);
+	route_204(x, "DELETE", "/containers/*");
+	x->e = engine_open(fake_engine_socket(x->f), &err);
+	assert_non_null(x->e);
+	assert_int_equal(svc_container_remove(x->e, "given", -1, &err), 0);
+	assert_int_equal(fake_engine_count(x->f, "DELETE", "/containers/given?v=1&force=1"), 1);
+	assert_int_equal(fake_engine_count(x->f, "GET", "/containers/given/json"), 1);
+	assert_int_equal(fake_engine_count(x->f, "GET", "/libpod/*"), 8); /* 4 mounts each, on Podman */
+}
+
+/* An engine that ignores the label filter of gc's list calls answers
+ * everything: gc removes nothing that lacks this ledger's labels (another
+ * ledger's, a task label alone, none, a bad task name), whatever the list
+ * said; only the true orphan "e" of each kind goes. The real engines
+ * honour the filter (tests/integration). */
+static void test_gc_filter_ignored(void **state)
+{
+	struct fx *x = *state;
+	struct svc_gc_opts o = {.stop_timeout = 0};
+	struct svc_gc_result res;
+	struct te_err err = {0};
+	te_autofree char *list = xasprintf(
+	    "[{\"Id\":\"a\",\"Name\":\"a\",\"Names\":[\"/a\"],\"Labels\":{\"io.taskenv.task\":\"t9\","
+	    "\"io.taskenv.ledger\":\"0000000000000000\"}},"
+	    "{\"Id\":\"b\",\"Name\":\"b\",\"Names\":[\"/b\"],\"Labels\":{\"io.taskenv.task\":\"t9\"}},"
+	    "{\"Id\":\"c\",\"Name\":\"c\",\"Names\":[\"/c\"],\"Labels\":{}},"
+	    "{\"Id\":\"d\",\"Name\":\"d\",\"Names\":[\"/d\"],\"Labels\":{\"io.taskenv.task\":\"../x\","
+	    "\"io.taskenv.ledger\":\"%s\"}},"
+	    "{\"Id\":\"e\",\"Name\":\"e\",\"Names\":[\"/e\"],\"Labels\":{\"io.taskenv.task\":\"t9\","
+	    "\"io.taskenv.ledger\":\"%s\"}}]",
+	    state_ledger_id(x->l), state_ledger_id(x->l));
+	te_autofree char *vols = xasprintf("{\"Volumes\":%s}", list);
+
+	fake_engine_route(x->f, "GET", "/containers/json?all=1&filters=*", 200, list);
+	fake_engine_route(x->f, "GET", "/networks?filters=*", 200, list);
+	fake_engine_route(x->f, "GET", "/volumes?filters=*", 200, vols);
+	fake_engine_route(x->f, "GET", "/containers/json?all=1", 200, "[]");
+	fake_engine_route(x->f, "GET", "/containers/e/json", 200, "{\"Id\":\"e\"}");
+	fake_engine_route(x->f, "GET", "/networks/e", 200, "{\"Id\":\"e\",\"Name\":\"e\"}");
+	fake_engine_route(x->f, "GET", "/containers/*/json", 404, "{\"message\":\"no such container\"}");
+	route_204(x, "DELETE", "*/e*");
+	x->e = fake_engine_open(x->f);
+	assert_int_equal(svc_gc(x->e, x->l, &o, &res, &err), 0);
+	assert_int_equal(res.orphans, 3);
+	assert_int_equal(fake_engine_count(x->f, "DELETE", "/containers/e?v=1&force=1"), 1);
+	assert_int_equal(fake_engine_count(x->f, "DELETE", "/networks/e"), 1);
+	assert_int_equal(fake_engine_count(x->f, "DELETE", "/volumes/e?force=0"), 1);
+	assert_int_equal(fake_engine_count(x->f, "DELETE", "*"), 3);
+	assert_int_equal(fake_engine_count(x->f, "POST", "*"), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -348,6 +571,10 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_create_409_not_ours, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_create_dropped, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_remove_refused_then_retried, setup, teardown),
+	    cmocka_unit_test(test_container_uses),
+	    cmocka_unit_test_setup_teardown(test_network_foreign_kept, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_container_remove_volumes, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_gc_filter_ignored, setup, teardown),
 	};
 
 	/* No user config or engine variables leak into the test. */
