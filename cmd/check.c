@@ -21,6 +21,7 @@ const struct cmd_option cmd_check_options[] = {
     CMD_OPT_COMPOSE_PROFILE(struct check_opts),
     CMD_OPT_CSV(0, "allow", "NAME", struct check_opts, compose.allow,
 		"grant an exception (repeatable, comma-separated; the names above)"),
+    CMD_OPT_COMPOSE_ENV_FILE(struct check_opts),
     CMD_OPT_CHOICE(0, "format", "text|json", struct check_opts, format, "output format (default text)"),
     CMD_OPT_FLAG(0, "json", struct check_opts, json, "the same as --format json"),
     CMD_OPT_END,
@@ -76,9 +77,19 @@ static void print_json(const struct svc_finding *f, size_t n)
 	printf("%s\n", text);
 }
 
+/* The task's name for ${COMPOSE_PROJECT_NAME} when it can be had without
+ * -t (the task setting, the git branch); else the variable is left as it is. */
+static char *quiet_task(struct te_ctx *ctx)
+{
+	struct te_err ignored = {0};
+
+	return cmd_task_name(ctx, NULL, &ignored);
+}
+
 static int run(struct te_ctx *ctx, struct check_opts *o, struct te_err *err)
 {
-	struct svc_project *p = cmd_compose_load(&o->compose, "check", NULL, err);
+	te_autofree char *task = quiet_task(ctx);
+	struct svc_project *p = cmd_compose_load(ctx, &o->compose, "check", task, err);
 	struct svc_finding *f = NULL;
 	size_t n = 0;
 

@@ -141,20 +141,27 @@ void cmd_print_json(const struct cJSON *doc);
 #define CMD_JSON_SCHEMA_VERSION 1
 
 /* What up, config and check share: the Compose files (-f, repeatable;
- * default by Compose's file names in the current directory), --profile
- * (repeatable, comma-separated) and --allow (repeatable, comma-separated).
- * A verb's struct embeds it as `compose` and its table lists the options. */
+ * default COMPOSE_FILE, else Compose's file names in the current directory
+ * and the override file), --profile (repeatable, comma-separated), --allow
+ * (repeatable, comma-separated) and --env-file (repeatable). A verb's
+ * struct embeds it as `compose` and its table lists the options. */
 struct svc_project;
 struct svc_policy_defaults;
 struct cmd_compose {
-	char **files;	 /* owned */
-	char **profiles; /* owned */
-	char **allow;	 /* owned */
+	char **files;	  /* owned */
+	char **profiles;  /* owned */
+	char **allow;	  /* owned */
+	char **env_files; /* owned */
 };
 #define CMD_OPT_COMPOSE_FILE(type)                                                                           \
 	CMD_OPT_LIST('f', "file", "FILE", type, compose.files,                                               \
 		     "Compose file (repeatable: later files merge into earlier ones; default:\n"             \
-		     "compose.yaml, compose.yml, docker-compose.yaml, docker-compose.yml here)")
+		     "COMPOSE_FILE, else compose.yaml, compose.yml, docker-compose.yml,\n"                   \
+		     "docker-compose.yaml here and its override file, compose.override.yml, ...)")
+#define CMD_OPT_COMPOSE_ENV_FILE(type)                                                                       \
+	CMD_OPT_LIST(0, "env-file", "FILE", type, compose.env_files,                                         \
+		     "variables to read the Compose files with, instead of the .env\n"                       \
+		     "(repeatable, later wins; the process environment wins over them)")
 #define CMD_OPT_COMPOSE_PROFILE(type)                                                                        \
 	CMD_OPT_CSV(0, "profile", "NAME", type, compose.profiles,                                            \
 		    "enable services of this profile (repeatable; else $COMPOSE_PROFILES)")
@@ -163,12 +170,14 @@ struct cmd_compose {
 		    "grant a policy exception (repeatable, comma-separated; the names:\n"                    \
 		    "'taskenv check --help')")
 void cmd_compose_release(struct cmd_compose *c);
-/* Load the project (defaults, COMPOSE_PROFILES when no --profile), print
- * the loader's warnings on stderr ("taskenv VERB: warning: ..."). TASK,
- * when not NULL, is the project name ${COMPOSE_PROJECT_NAME} interpolates
- * to, as in Compose. Owned or NULL. */
-struct svc_project *cmd_compose_load(struct cmd_compose *c, const char *verb, const char *task,
-				     struct te_err *err);
+/* Load the project (-f, else COMPOSE_FILE, else the default file and its
+ * override file; COMPOSE_PROFILES when no --profile; --env-file, else the
+ * .env), with the compose.max_* settings as the loader's caps; print the
+ * loader's warnings on stderr ("taskenv VERB: warning: ..."). TASK, when
+ * not NULL, is the project name ${COMPOSE_PROJECT_NAME} interpolates to,
+ * as in Compose. Owned or NULL. */
+struct svc_project *cmd_compose_load(struct te_ctx *ctx, struct cmd_compose *c, const char *verb,
+				     const char *task, struct te_err *err);
 /* Add to C->allow the exceptions the config file grants P's directory
  * (allow:, globally and under projects:; svc_settings_allow_for). */
 int cmd_compose_allow(struct te_ctx *ctx, struct cmd_compose *c, const struct svc_project *p,

@@ -212,38 +212,24 @@ void cmd_compose_release(struct cmd_compose *c)
 	te_strv_free(c->files);
 	te_strv_free(c->profiles);
 	te_strv_free(c->allow);
+	te_strv_free(c->env_files);
 	memset(c, 0, sizeof(*c));
 }
 
-struct svc_project *cmd_compose_load(struct cmd_compose *c, const char *verb, const char *task,
-				     struct te_err *err)
+struct svc_project *cmd_compose_load(struct te_ctx *ctx, struct cmd_compose *c, const char *verb,
+				     const char *task, struct te_err *err)
 {
-	struct svc_load_opts o = {NULL, NULL};
+	const struct svc_settings *s = cmd_get_settings(ctx, err);
+	struct svc_load_opts o = {
+	    .files = c->files, .profiles = c->profiles, .env_files = c->env_files, .project_name = task};
 	te_autostrv char **warnings = NULL;
 	struct svc_project *p;
 
-	if (!c->files) {
-		te_autofree char *cwd = getcwd(NULL, 0);
-		char *f;
-
-		if (!cwd) {
-			te_err_set(err, TE_E_IO, "cannot read the current directory");
-			return NULL;
-		}
-		f = svc_find_compose_file(cwd, err);
-		if (!f)
-			return NULL;
-		c->files = te_strv_push(NULL, f);
-	}
-	/* Compose interpolates ${COMPOSE_PROJECT_NAME} to the project's name
-	 * whatever the environment says (compose-go sets it before loading);
-	 * the task is the project. The loader reads variables from the
-	 * environment, so it is set there, for this process only, until
-	 * svc_load_opts carries the project name (load.h). */
-	if (task)
-		setenv("COMPOSE_PROJECT_NAME", task, 1);
-	o.files = c->files;
-	o.profiles = c->profiles;
+	if (!s)
+		return NULL;
+	o.limits.max_bytes = svc_settings_at(s, SVC_SET_COMPOSE_MAX_BYTES)->num;
+	o.limits.max_depth = svc_settings_at(s, SVC_SET_COMPOSE_MAX_DEPTH)->num;
+	o.limits.max_nodes = svc_settings_at(s, SVC_SET_COMPOSE_MAX_NODES)->num;
 	p = svc_load_project(&o, &warnings, err);
 	/* Also when loading failed: a warning may be what explains the error. */
 	for (size_t i = 0; warnings && warnings[i]; i++)

@@ -23,6 +23,7 @@ const struct cmd_option cmd_config_options[] = {
     CMD_OPT_COMPOSE_FILE(struct config_opts),
     CMD_OPT_TASK(struct config_opts, task),
     CMD_OPT_COMPOSE_PROFILE(struct config_opts),
+    CMD_OPT_COMPOSE_ENV_FILE(struct config_opts),
     CMD_OPT_CHOICE(0, "format", "yaml|json", struct config_opts, format, "output format (default yaml)"),
     CMD_OPT_FLAG(0, "json", struct config_opts, json, "the same as --format json"),
     CMD_OPT_FLAG(0, "show-settings", struct config_opts, show_settings,
@@ -48,7 +49,7 @@ static int run(struct te_ctx *ctx, struct config_opts *o, struct te_err *err)
 
 	if (!task || cmd_policy_defaults(ctx, &d, err) < 0)
 		return -1;
-	p = cmd_compose_load(&o->compose, "config", task, err);
+	p = cmd_compose_load(ctx, &o->compose, "config", task, err);
 	if (!p)
 		return -1;
 	svc_policy_apply_defaults(p, &d);

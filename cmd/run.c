@@ -10,7 +10,8 @@
 struct run_args {
 	const char *task;
 	struct svc_run_opts ro;
-	char **env; /* owned */
+	char **env;	  /* owned */
+	char **env_files; /* owned */
 };
 
 const struct cmd_option cmd_run_options[] = {
@@ -20,6 +21,9 @@ const struct cmd_option cmd_run_options[] = {
     CMD_OPT_STRING('u', "user", "USER", struct run_args, ro.user, "run as USER"),
     CMD_OPT_STRING('w', "workdir", "DIR", struct run_args, ro.workdir,
 		   "working directory inside the container"),
+    CMD_OPT_LIST(0, "env-file", "FILE", struct run_args, env_files,
+		 "variables to read the task's Compose files with, instead of the\n"
+		 ".env (repeatable; as given to 'taskenv up')"),
     CMD_OPT_END,
 };
 
@@ -66,6 +70,7 @@ int cmd_run(struct te_ctx *ctx, int argc, char **argv)
 
 	if (i < 0) {
 		te_strv_free(a.env);
+		te_strv_free(a.env_files);
 		return code;
 	}
 	a.ro.service = argv[i++];
@@ -73,6 +78,7 @@ int cmd_run(struct te_ctx *ctx, int argc, char **argv)
 		i++;
 	a.ro.cmd = i < argc ? argv + i : NULL;
 	a.ro.env = a.env;
+	a.ro.env_files = a.env_files;
 	a.ro.output = out_line;
 	a.ro.cancel = &interrupted;
 	signal(SIGPIPE, SIG_IGN);
@@ -80,6 +86,7 @@ int cmd_run(struct te_ctx *ctx, int argc, char **argv)
 	if (cmd_task_engine(ctx, a.task, &task, &err))
 		rc = svc_run(ctx->engine, ctx->ledger, task, &a.ro, &code, &name, &err);
 	te_strv_free(a.env);
+	te_strv_free(a.env_files);
 	if (rc < 0)
 		return cmd_fail("run", &err);
 	if (interrupted)

@@ -11,6 +11,7 @@
 #include "state/ledger.h"
 #include "common/mem.h"
 
+#include <errno.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,6 +26,7 @@ struct up_opts {
 	long long retain; /* --retain-on-failure seconds, 0: off */
 	long long owner_pid;
 	bool build;
+	char **scale; /* owned "SERVICE=N", --scale */
 };
 
 const struct cmd_option cmd_up_options[] = {
@@ -51,6 +53,10 @@ const struct cmd_option cmd_up_options[] = {
 		 "build every service with build: first (else a service's\n"
 		 "image is built only when missing, or with pull_policy: build;\n"
 		 "built images are \"<task>-<service>\" unless image: names them)"),
+    CMD_OPT_LIST(0, "scale", "SERVICE=N", struct up_opts, scale,
+		 "run N containers of SERVICE (<task>-<service>-1..N) over scale: /\n"
+		 "deploy.replicas; fewer than run remove the highest numbers (repeatable)"),
+    CMD_OPT_COMPOSE_ENV_FILE(struct up_opts),
     CMD_OPT_END,
 };
 
@@ -76,9 +82,15 @@ static void print_ports(struct te_ctx *ctx, const char *task)
 
 	if (state_port_list(ctx->ledger, task, &p, &n, &err) < 0)
 		return;
-	for (size_t i = 0; i < n; i++)
-		printf("%s\t%s:%d->%d/%s\n", p[i].service, p[i].host_ip, p[i].host_port, p[i].container_port,
-		       p[i].proto);
+	/* A service's first replica as the service, the others as SERVICE-N. */
+	for (size_t i = 0; i < n; i++) {
+		char rep[16] = "";
+
+		if (p[i].replica > 1)
+			snprintf(rep, sizeof(rep), "-%d", p[i].replica);
+		printf("%s%s\t%s:%d->%d/%s\n", p[i].service, rep, p[i].host_ip, p[i].host_port,
+		       p[i].container_port, p[i].proto);
+	}
 	state_ports_free(p, n);
 }
 
@@ -153,6 +165,27 @@ static char *resolve_task(struct te_ctx *ctx, const char *flag, const char *cwd,
 	return task;
 }
 
+/* --scale SERVICE=N over the file's replicas. */
+static int apply_scale(struct svc_project *p, char *const *scale, struct te_err *err)
+{
+	for (size_t i = 0; scale && scale[i]; i++) {
+		const char *eq = strchr(scale[i], '=');
+		te_autofree char *name = eq ? xstrndup(scale[i], (size_t)(eq - scale[i])) : NULL;
+		char *end;
+		long long v;
+
+		if (!eq || eq == scale[i])
+			return te_err_set(err, TE_E_USAGE, "--scale %s: expected SERVICE=N", scale[i]);
+		errno = 0;
+		v = strtoll(eq + 1, &end, 10);
+		if (errno || end == eq + 1 || *end)
+			return te_err_set(err, TE_E_USAGE, "--scale %s: N must be a number", scale[i]);
+		if (svc_project_scale(p, name, v, err) < 0)
+			return -1;
+	}
+	return 0;
+}
+
 static int run(struct te_ctx *ctx, struct up_opts *o, struct te_err *err)
 {
 	te_autofree char *cwd = getcwd(NULL, 0);
@@ -164,8 +197,9 @@ static int run(struct te_ctx *ctx, struct up_opts *o, struct te_err *err)
 
 	if (!task || svc_up_opts_init(&uo, cmd_get_settings(ctx, err), err) < 0)
 		return -1;
-	project = cmd_compose_load(&o->compose, "up", task, err);
-	if (!project || cmd_compose_allow(ctx, &o->compose, project, err) < 0) {
+	project = cmd_compose_load(ctx, &o->compose, "up", task, err);
+	if (!project || apply_scale(project, o->scale, err) < 0 ||
+	    cmd_compose_allow(ctx, &o->compose, project, err) < 0) {
 		svc_project_free(project);
 		return -1;
 	}
@@ -199,5 +233,6 @@ int cmd_up(struct te_ctx *ctx, int argc, char **argv)
 	if (i >= 0)
 		code = run(ctx, &o, &err) < 0 ? cmd_fail("up", &err) : EXIT_OK;
 	cmd_compose_release(&o.compose);
+	te_strv_free(o.scale);
 	return code;
 }

@@ -178,6 +178,15 @@ static int parse_names(const char *text, struct svc_setting *out, char *why, siz
 	return 0;
 }
 
+/* A cap of the Compose loader: a positive whole number (bytes may be
+ * written as a size, 32m). */
+static int parse_cap(const char *text, struct svc_setting *out, char *why, size_t n)
+{
+	if (whole(text, 1, 1LL << 40, &out->num) == 0 || (svc_parse_bytes(text, &out->num) && out->num > 0))
+		return 0;
+	return why_is(why, n, "expected a positive number");
+}
+
 /* ---- the table ---- */
 
 static const struct svc_setting_def table[SVC_SETTINGS_N] = {
@@ -211,6 +220,14 @@ static const struct svc_setting_def table[SVC_SETTINGS_N] = {
 			      0, "seconds each depends_on or --wait health wait may take"},
     [SVC_SET_ALLOW] = {"allow", "allow", NULL, NULL, "", parse_names, SVC_SETTING_LIST | SVC_SETTING_PROJECT,
 		       "policy exceptions granted to every project (also per project)"},
+    [SVC_SET_COMPOSE_MAX_BYTES] = {"compose.max_bytes", "compose.max_bytes", "TASKENV_COMPOSE_MAX_BYTES",
+				   NULL, "32m", parse_cap, 0, "largest Compose file taskenv reads (bytes)"},
+    [SVC_SET_COMPOSE_MAX_DEPTH] = {"compose.max_depth", "compose.max_depth", "TASKENV_COMPOSE_MAX_DEPTH",
+				   NULL, "100", parse_cap, 0,
+				   "deepest nesting of mappings and lists in a Compose file"},
+    [SVC_SET_COMPOSE_MAX_NODES] = {"compose.max_nodes", "compose.max_nodes", "TASKENV_COMPOSE_MAX_NODES",
+				   NULL, "4000000", parse_cap, 0,
+				   "most YAML nodes of one load, an alias counting as what it repeats"},
     [SVC_SET_POOL_SIZE] = {"pool_size", "pool_size", "TASKENV_POOL_SIZE", NULL, "2", parse_pool_size, 0,
 			   "spare databases kept per Postgres template built from migrations (0: no pool)"},
     [SVC_SET_TEMPLATE_GC_AGE] = {"template_gc_age", "template_gc_age", "TASKENV_TEMPLATE_GC_AGE", NULL, "7d",

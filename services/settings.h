@@ -45,6 +45,9 @@ enum svc_setting_id {
 	SVC_SET_NO_NEW_PRIVILEGES, /* num 0/1: add no-new-privileges:true unless the file says */
 	SVC_SET_WAIT_TIMEOUT,	   /* num: seconds each health/completion wait may take */
 	SVC_SET_ALLOW,		   /* list: policy exceptions granted everywhere (also per project) */
+	SVC_SET_COMPOSE_MAX_BYTES, /* num: largest Compose file the loader reads, bytes */
+	SVC_SET_COMPOSE_MAX_DEPTH, /* num: deepest nesting of mappings and lists in one */
+	SVC_SET_COMPOSE_MAX_NODES, /* num: most YAML nodes of one load (aliases as what they repeat) */
 	SVC_SET_POOL_SIZE,	   /* num: spare databases per built Postgres template, 0 = no pool */
 	SVC_SET_TEMPLATE_GC_AGE,   /* num: seconds a built template may go unused before gc removes it */
 	SVC_SETTINGS_N

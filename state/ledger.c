@@ -64,6 +64,16 @@ static const char *const migrations[] = {
     "CREATE TABLE subnets(network TEXT PRIMARY KEY, task TEXT NOT NULL, net INTEGER NOT NULL,"
     " prefix INTEGER NOT NULL, subnet TEXT NOT NULL UNIQUE, created INTEGER NOT NULL);"
     "CREATE INDEX subnets_task ON subnets(task);",
+    /* 7 (issue 19): replicas each hold their own host ports: the key gains
+     * the replica number (1 for every row before). */
+    "CREATE TABLE ports_new(host_ip TEXT NOT NULL, host_port INTEGER NOT NULL, proto TEXT NOT NULL,"
+    " task TEXT NOT NULL, service TEXT NOT NULL, container_port INTEGER NOT NULL,"
+    " replica INTEGER NOT NULL DEFAULT 1, created INTEGER NOT NULL,"
+    " PRIMARY KEY(host_ip, host_port, proto), UNIQUE(task, service, replica, container_port, proto));"
+    "INSERT INTO ports_new(host_ip, host_port, proto, task, service, container_port, replica, created)"
+    " SELECT host_ip, host_port, proto, task, service, container_port, 1, created FROM ports;"
+    "DROP TABLE ports;"
+    "ALTER TABLE ports_new RENAME TO ports;",
 };
 
 /* PRAGMA user_version after every migration above has run. */

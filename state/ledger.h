@@ -164,6 +164,7 @@ int state_resource_held(struct ledger *l, const char *kind, const char *name, st
 struct state_port {
 	char *task;
 	char *service;
+	int replica; /* the container's number, 1..N */
 	int container_port;
 	char proto[8];
 	char *host_ip;
@@ -204,12 +205,22 @@ int state_port_probe_bind(const char *host_ip, int port, const char *proto, void
 int state_port_reserve(struct ledger *l, const char *task, const char *service, int container_port,
 		       const char *proto, const char *host_ip, int hint, int lo, int hi,
 		       state_port_probe_fn probe, void *probe_ctx, int *port_out, struct te_err *err);
+/* The same for replica REPLICA (>= 1) of SERVICE: each replica holds its
+ * own ports (state_port_reserve is replica 1). Replicas above 1 scan from
+ * a hash that includes their number; HINT applies as for any reservation. */
+int state_port_reserve_replica(struct ledger *l, const char *task, const char *service, int replica,
+			       int container_port, const char *proto, const char *host_ip, int hint, int lo,
+			       int hi, state_port_probe_fn probe, void *probe_ctx, int *port_out,
+			       struct te_err *err);
 /* Reservations of TASK (NULL: all tasks), ordered by task, service,
- * container port, proto. *out owned (state_ports_free). */
+ * replica, container port, proto. *out owned (state_ports_free). */
 int state_port_list(struct ledger *l, const char *task, struct state_port **out, size_t *n,
 		    struct te_err *err);
 /* Drop every reservation of TASK. */
 int state_port_release_task(struct ledger *l, const char *task, struct te_err *err);
+/* Drop the reservations of SERVICE's replica REPLICA of TASK (scaled down). */
+int state_port_release_replica(struct ledger *l, const char *task, const char *service, int replica,
+			       struct te_err *err);
 
 /* ---- events (the audit trail) ----
  * Every ledger change is also a row in the events table, written by the

@@ -20,6 +20,7 @@
 struct port_req {
 	const char *task;
 	const char *service;
+	int replica;
 	int container_port;
 	const char *proto;
 	const char *host_ip;
@@ -63,7 +64,13 @@ static uint32_t port_hash(const struct port_req *r)
 	h = fnv1a_add(h, "/");
 	h = fnv1a_add(h, num);
 	h = fnv1a_add(h, "/");
-	return fnv1a_add(h, r->proto);
+	h = fnv1a_add(h, r->proto);
+	/* Replica 1 keeps the hash it had before replicas existed. */
+	if (r->replica > 1) {
+		snprintf(num, sizeof(num), "#%d", r->replica);
+		h = fnv1a_add(h, num);
+	}
+	return h;
 }
 
 static int check_req(const struct port_req *r, struct te_err *err)
@@ -84,11 +91,12 @@ static int check_req(const struct port_req *r, struct te_err *err)
 static int find_held(struct ledger *l, const struct port_req *r, struct te_err *err)
 {
 	static const char sql[] = "SELECT host_ip, host_port FROM ports WHERE task = ?1"
-				  " AND service = ?2 AND container_port = ?3 AND proto = ?4";
-	static const char drop[] = "DELETE FROM ports WHERE task = ?1"
-				   " AND service = ?2 AND container_port = ?3 AND proto = ?4";
+				  " AND service = ?2 AND container_port = ?3 AND proto = ?4 AND replica = ?5";
+	static const char drop[] =
+	    "DELETE FROM ports WHERE task = ?1"
+	    " AND service = ?2 AND container_port = ?3 AND proto = ?4 AND replica = ?5";
 	const struct ledger_arg a[] = {LEDGER_S(r->task), LEDGER_S(r->service), LEDGER_I(r->container_port),
-				       LEDGER_S(r->proto)};
+				       LEDGER_S(r->proto), LEDGER_I(r->replica)};
 	te_autostmt sqlite3_stmt *st = NULL;
 	const char *ip;
 	int rc;
@@ -164,11 +172,11 @@ static int pick_port(const struct port_req *r, const bool *taken)
 static int insert_port(struct ledger *l, const struct port_req *r, int port, struct te_err *err)
 {
 	static const char sql[] = "INSERT INTO ports(host_ip, host_port, proto, task, service,"
-				  " container_port, created) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7)";
-	const struct ledger_arg a[] = {LEDGER_S(r->host_ip),  LEDGER_I(port),
-				       LEDGER_S(r->proto),    LEDGER_S(r->task),
-				       LEDGER_S(r->service),  LEDGER_I(r->container_port),
-				       LEDGER_I(ledger_now())};
+				  " container_port, created, replica) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)";
+	const struct ledger_arg a[] = {LEDGER_S(r->host_ip),   LEDGER_I(port),
+				       LEDGER_S(r->proto),     LEDGER_S(r->task),
+				       LEDGER_S(r->service),   LEDGER_I(r->container_port),
+				       LEDGER_I(ledger_now()), LEDGER_I(r->replica)};
 	char what[128];
 
 	if (ledger_run(l, sql, a, LEDGER_NARGS(a), NULL, err) < 0)
@@ -206,9 +214,19 @@ int state_port_reserve(struct ledger *l, const char *task, const char *service, 
 		       const char *proto, const char *host_ip, int hint, int lo, int hi,
 		       state_port_probe_fn probe, void *probe_ctx, int *port_out, struct te_err *err)
 {
+	return state_port_reserve_replica(l, task, service, 1, container_port, proto, host_ip, hint, lo, hi,
+					  probe, probe_ctx, port_out, err);
+}
+
+int state_port_reserve_replica(struct ledger *l, const char *task, const char *service, int replica,
+			       int container_port, const char *proto, const char *host_ip, int hint, int lo,
+			       int hi, state_port_probe_fn probe, void *probe_ctx, int *port_out,
+			       struct te_err *err)
+{
 	const struct port_req r = {
 	    .task = task,
 	    .service = service,
+	    .replica = replica < 1 ? 1 : replica,
 	    .container_port = container_port,
 	    .proto = proto,
 	    .host_ip = host_ip ? host_ip : "127.0.0.1",
@@ -244,6 +262,7 @@ static void port_from_row(sqlite3_stmt *st, struct state_port *p)
 	snprintf(p->proto, sizeof(p->proto), "%s", proto ? (const char *)proto : "");
 	p->host_ip = ledger_col_text(st, 4);
 	p->host_port = sqlite3_column_int(st, 5);
+	p->replica = sqlite3_column_int(st, 6);
 }
 
 /* Untyped adapters for ledger_collect. */
@@ -260,8 +279,8 @@ int state_port_list(struct ledger *l, const char *task, struct state_port **out,
 		    struct te_err *err)
 {
 	static const char sql[] =
-	    "SELECT task, service, container_port, proto, host_ip, host_port FROM ports"
-	    " WHERE ?1 IS NULL OR task = ?1 ORDER BY task, service, container_port, proto";
+	    "SELECT task, service, container_port, proto, host_ip, host_port, replica FROM ports"
+	    " WHERE ?1 IS NULL OR task = ?1 ORDER BY task, service, replica, container_port, proto";
 	const struct ledger_arg a[] = {LEDGER_S(task)};
 	te_autostmt sqlite3_stmt *st = NULL;
 
@@ -282,6 +301,20 @@ int state_port_release_task(struct ledger *l, const char *task, struct te_err *e
 	if (ledger_run(l, "DELETE FROM ports WHERE task = ?1", a, LEDGER_NARGS(a), &changes, err) < 0)
 		return -1;
 	return changes ? ledger_event(l, task, "ports", "released", NULL, err) : 0;
+}
+
+int state_port_release_replica(struct ledger *l, const char *task, const char *service, int replica,
+			       struct te_err *err)
+{
+	const struct ledger_arg a[] = {LEDGER_S(task), LEDGER_S(service), LEDGER_I(replica)};
+	char what[160];
+	int changes;
+
+	if (ledger_run(l, "DELETE FROM ports WHERE task = ?1 AND service = ?2 AND replica = ?3", a,
+		       LEDGER_NARGS(a), &changes, err) < 0)
+		return -1;
+	snprintf(what, sizeof(what), "ports of %s replica %d", service, replica);
+	return changes ? ledger_event(l, task, what, "released", service, err) : 0;
 }
 
 /* ---- the bind(2) probe ---- */

@@ -273,15 +273,6 @@ static cJSON *filesystem_json(const struct svc_snapshot *s, cJSON *warnings)
 
 /* ---- process ---- */
 
-static int ledger_port(const struct svc_snapshot *s, const char *service, int cport, const char *proto)
-{
-	for (size_t i = 0; i < s->n_ports; i++)
-		if (strcmp(s->ports[i].service, service) == 0 && s->ports[i].container_port == cport &&
-		    strcmp(s->ports[i].proto, proto) == 0)
-			return s->ports[i].host_port;
-	return 0;
-}
-
 static void add_ports(const struct svc_snapshot *s, const struct state_resource *r, const cJSON *insp,
 		      cJSON *out)
 {
@@ -304,8 +295,9 @@ static void add_ports(const struct svc_snapshot *s, const struct state_resource 
 						strtol(svc_json_str(b, "HostPort", NULL), NULL, 10));
 			cJSON_AddNumberToObject(o, "container_port", cport);
 			cJSON_AddStringToObject(o, "proto", proto);
-			cJSON_AddNumberToObject(o, "ledger_host_port",
-						ledger_port(s, r->service ?: "", cport, proto));
+			cJSON_AddNumberToObject(
+			    o, "ledger_host_port",
+			    svc_snapshot_port(s, r->service ?: "", svc_inspect_replica(insp), cport, proto));
 			cJSON_AddItemToArray(out, o);
 		}
 	}

@@ -99,3 +99,23 @@ const cJSON *svc_inspect_ports(const cJSON *inspect)
 			return live;
 	return cJSON_GetObjectItem(cJSON_GetObjectItem(inspect, "HostConfig"), "PortBindings");
 }
+
+int svc_inspect_replica(const cJSON *inspect)
+{
+	const char *n = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(
+	    cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(inspect, "Config"), "Labels"),
+	    "com.docker.compose.container-number"));
+	long v = n ? strtol(n, NULL, 10) : 1;
+
+	return v >= 1 ? (int)v : 1;
+}
+
+int svc_snapshot_port(const struct svc_snapshot *s, const char *service, int replica, int container_port,
+		      const char *proto)
+{
+	for (size_t i = 0; service && i < s->n_ports; i++)
+		if (strcmp(s->ports[i].service, service) == 0 && s->ports[i].replica == replica &&
+		    s->ports[i].container_port == container_port && strcmp(s->ports[i].proto, proto) == 0)
+			return s->ports[i].host_port;
+	return 0;
+}

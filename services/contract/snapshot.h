@@ -49,4 +49,13 @@ const char *svc_json_str(const struct cJSON *o, const char *k1, const char *k2);
  * Borrowed from INSPECT; {"80/tcp": [{"HostIp","HostPort"}], ...} or NULL. */
 const struct cJSON *svc_inspect_ports(const struct cJSON *inspect);
 
+/* The replica a container inspect answer is (its com.docker.compose.container-number
+ * label; 1 when it has none). */
+int svc_inspect_replica(const struct cJSON *inspect);
+
+/* The host port the ledger holds for replica REPLICA of SERVICE's
+ * CONTAINER_PORT/PROTO, or 0. */
+int svc_snapshot_port(const struct svc_snapshot *s, const char *service, int replica, int container_port,
+		      const char *proto);
+
 #endif

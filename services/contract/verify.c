@@ -168,22 +168,13 @@ static int collect_live(struct verify *v, struct te_err *err)
 
 /* ---- ports ---- */
 
-static int ledger_port(const struct svc_snapshot *s, const char *service, int cport, const char *proto)
-{
-	for (size_t i = 0; service && i < s->n_ports; i++)
-		if (strcmp(s->ports[i].service, service) == 0 && s->ports[i].container_port == cport &&
-		    strcmp(s->ports[i].proto, proto) == 0)
-			return s->ports[i].host_port;
-	return 0;
-}
-
-static void check_binding(struct verify *v, const char *name, const char *service, const char *key,
-			  const cJSON *b)
+static void check_binding(struct verify *v, const char *name, const char *service, int replica,
+			  const char *key, const cJSON *b)
 {
 	const char *ip = svc_json_str(b, "HostIp", NULL), *slash = strchr(key, '/');
 	int host = (int)strtol(svc_json_str(b, "HostPort", NULL), NULL, 10);
 	int cport = (int)strtol(key, NULL, 10);
-	int want = ledger_port(&v->s, service, cport, slash ? slash + 1 : "tcp");
+	int want = svc_snapshot_port(&v->s, service, replica, cport, slash ? slash + 1 : "tcp");
 	te_autofree char *subj = xasprintf("%s %s", name, key);
 
 	if (strcmp(ip, "127.0.0.1") != 0)
@@ -207,7 +198,7 @@ static void check_ports(struct verify *v)
 
 		cJSON_ArrayForEach (p, svc_inspect_ports(insp))
 			cJSON_ArrayForEach (b, p)
-				check_binding(v, name_of(insp), svc, p->string, b);
+				check_binding(v, name_of(insp), svc, svc_inspect_replica(insp), p->string, b);
 	}
 }
 

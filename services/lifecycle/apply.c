@@ -1,4 +1,5 @@
 #include "services/lifecycle/apply.h"
+#include "services/lifecycle/scale.h"
 #include "services/lifecycle/apply_int.h"
 #include "services/model/compose.h"
 #include "services/model/plan.h"
@@ -185,6 +186,8 @@ static int create_all(struct up *u, struct te_err *err)
 			   &u->values, err) < 0)
 		return -1;
 	if (!rooms_first && create_rooms(u, err) < 0)
+		return -1;
+	if (svc_scale_down(u->e, u->l, u->plan, u->opts->progress, u->opts->progress_ctx, err) < 0)
 		return -1;
 	for (size_t i = 0; i < u->plan->n_containers; i++)
 		if (up_wait_deps(u, i, err) < 0 || up_ensure_container(u, i, err) < 0)

@@ -46,7 +46,8 @@ static int start_container(struct up *u, const struct svc_plan_container *c, con
 /* What the Compose file declared for the container, kept in the ledger row
  * so `verify` can tell a declared host path from one added by hand:
  * {"declared_mounts":[{"type":"bind","source":ABS,"target","read_only"} |
- *  {"type":"volume","source":ENGINE NAME or null (anonymous),"target","read_only"}]}. */
+ *  {"type":"volume","source":ENGINE NAME or null (anonymous),"target","read_only"}],
+ *  "restart_with":[SERVICE...]} (the dependencies it has with restart: true). */
 static int record_detail(struct up *u, const struct svc_plan_container *c, long long row, struct te_err *err)
 {
 	te_autojson cJSON *d = cJSON_CreateObject();
@@ -69,6 +70,11 @@ static int record_detail(struct up *u, const struct svc_plan_container *c, long 
 		cJSON_AddBoolToObject(o, "read_only", m->read_only);
 		cJSON_AddItemToArray(a, o);
 	}
+	/* depends_on ... restart: true: `taskenv restart DEP` restarts this one too. */
+	a = cJSON_AddArrayToObject(d, "restart_with");
+	for (size_t i = 0; i < c->svc->n_deps; i++)
+		if (c->svc->deps[i].restart)
+			cJSON_AddItemToArray(a, cJSON_CreateString(c->svc->deps[i].service));
 	text = cJSON_PrintUnformatted(d);
 	return state_resource_set_detail(u->l, row, text, err);
 }
@@ -102,7 +108,9 @@ static int create_container(struct up *u, size_t idx, long long row, struct te_e
 static bool image_replaced(const struct up *u, size_t idx, const cJSON *obj)
 {
 	const char *running = cJSON_GetStringValue(cJSON_GetObjectItem(obj, "Image"));
-	const char *old = u->old_image ? u->old_image[idx] : NULL;
+	/* Replicas follow each other in the plan; the first one's build counts. */
+	size_t first = idx - (size_t)(u->plan->containers[idx].number - 1);
+	const char *old = u->old_image ? u->old_image[first] : NULL;
 
 	return old && running && strcmp(running, old) == 0;
 }
@@ -147,24 +155,42 @@ int up_ensure_container(struct up *u, size_t idx, struct te_err *err)
 	return start_container(u, c, id, err);
 }
 
-/* depends_on conditions of container IDX: its dependencies are earlier in
- * the plan, so they have been started already. */
+/* One depends_on condition on every replica of the dependency. With
+ * required: false a dependency that does not get there is said and
+ * passed over, as Compose only warns then. */
+static int wait_dep(struct up *u, const struct svc_service *s, const struct svc_dep *dep, struct te_err *err)
+{
+	for (size_t i = 0; i < u->plan->n_containers; i++) {
+		const struct svc_plan_container *c = &u->plan->containers[i];
+		te_autofree char *what = NULL;
+
+		if (strcmp(c->svc->name, dep->service) != 0)
+			continue;
+		up_step(u, "container", c->name, dep->condition);
+		if (svc_wait_condition(u->e, c->name, dep->service, dep->condition, u->opts->wait_timeout_s,
+				       err) == 0)
+			continue;
+		if (dep->required)
+			return te_err_prefix(err, "service '%s' depends on '%s': ", s->name, dep->service);
+		what = xasprintf("warning: %s (required: false, so '%s' starts anyway): %s", dep->condition,
+				 s->name, err->msg);
+		up_step(u, "container", c->name, what);
+		te_err_clear(err);
+	}
+	return 0;
+}
+
+/* depends_on conditions of container IDX (its first replica waits for
+ * all): its dependencies are earlier in the plan, so they have been
+ * started already. */
 int up_wait_deps(struct up *u, size_t idx, struct te_err *err)
 {
 	const struct svc_service *s = u->plan->containers[idx].svc;
 
-	for (size_t d = 0; d < s->n_deps; d++) {
-		const struct svc_dep *dep = &s->deps[d];
-		te_autofree char *name = NULL;
-
-		if (strcmp(dep->condition, "service_started") == 0)
-			continue;
-		name = svc_name_container(u->plan->task, dep->service, 1);
-		up_step(u, "container", name, dep->condition);
-		if (svc_wait_condition(u->e, name, dep->service, dep->condition, u->opts->wait_timeout_s,
-				       err) < 0)
-			return te_err_prefix(err, "service '%s' depends on '%s': ", s->name, dep->service);
-	}
+	for (size_t d = 0; u->plan->containers[idx].number == 1 && d < s->n_deps; d++)
+		if (strcmp(s->deps[d].condition, "service_started") != 0 &&
+		    wait_dep(u, s, &s->deps[d], err) < 0)
+			return -1;
 	return 0;
 }
 

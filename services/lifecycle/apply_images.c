@@ -16,6 +16,7 @@
 #include "common/cleanup.h"
 
 #include <string.h>
+#include <time.h>
 
 /* Engines and Compose spell some architectures differently. */
 static const char *arch_alias(const char *a)
@@ -59,16 +60,49 @@ static int check_platform(struct up *u, const struct svc_service *s, struct te_e
 	    s->name, s->platform, os ? os : "?", arch ? arch : "?");
 }
 
+/* Is the image older than EVERY_NS (pull_policy daily / weekly / every_X)?
+ * Its last tag time when the engine says (a pull tags it), else its
+ * creation time; an age it cannot tell counts as old. */
+static bool image_stale(const cJSON *img, long long every_ns)
+{
+	const char *t = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(
+	    cJSON_GetObjectItemCaseSensitive(img, "Metadata"), "LastTagTime"));
+	struct tm tm = {0};
+
+	if (!t || strncmp(t, "0001-", 5) == 0)
+		t = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(img, "Created"));
+	if (!t || !strptime(t, "%Y-%m-%dT%H:%M:%S", &tm))
+		return true;
+	return (long long)(time(NULL) - timegm(&tm)) * 1000000000LL > every_ns;
+}
+
+/* WHY: "is not present and " or "" (pulled by pull_policy). */
+static int pull(struct up *u, const struct svc_plan_container *c, const char *why, struct te_err *err)
+{
+	up_step(u, "image", c->image, "pulling");
+	if (engine_image_pull(u->e, c->image, err) < 0)
+		return te_err_prefix(err, "service '%s': image '%s' %scould not be pulled: ", c->svc->name,
+				     c->image, why);
+	up_step(u, "image", c->image, "pulled");
+	return 0;
+}
+
 /* Build when asked (up --build, pull_policy: build) or when the image is
- * missing; an image that is present is used as it is, as Compose does. */
+ * missing; pull as pull_policy says (missing: when absent, as Compose
+ * does; always: every time; never: not at all; daily/weekly/every_X: when
+ * older than that). */
 static int check_image(struct up *u, size_t i, struct te_err *err)
 {
 	const struct svc_plan_container *c = &u->plan->containers[i];
 	const struct svc_service *s = c->svc;
 	te_autojson cJSON *img = NULL;
-	bool forced =
-	    c->build && (u->opts->build || (s->pull_policy && strcmp(s->pull_policy, "build") == 0));
+	enum svc_pull policy;
+	long long every;
+	bool forced;
 
+	if (svc_pull_policy(s->pull_policy, &policy, &every) < 0)
+		TE_BUG("pull_policy not checked by the loader");
+	forced = c->build && (u->opts->build || policy == SVC_PULL_BUILD);
 	if (check_platform(u, s, err) < 0)
 		return -1;
 	/* Podman's compat API takes Config.Domainname and drops it (4.3), and
@@ -80,6 +114,9 @@ static int check_image(struct up *u, size_t i, struct te_err *err)
 		te_fault_point("before-inspect", "image", c->image);
 		if (engine_image_inspect(u->e, c->image, &img, err) == 0) {
 			te_fault_point("after-inspect", "image", c->image);
+			if (!c->build && (policy == SVC_PULL_ALWAYS ||
+					  (policy == SVC_PULL_REFRESH && image_stale(img, every))))
+				return pull(u, c, "", err);
 			return 0;
 		}
 	}
@@ -89,19 +126,19 @@ static int check_image(struct up *u, size_t i, struct te_err *err)
 		u->need_build[i] = true;
 		return 0;
 	}
-	up_step(u, "image", c->image, "pulling");
-	if (engine_image_pull(u->e, c->image, err) < 0)
-		return te_err_prefix(err, "service '%s': image '%s' is not present and could not be pulled: ",
-				     s->name, c->image);
-	up_step(u, "image", c->image, "pulled");
-	return 0;
+	if (policy == SVC_PULL_NEVER)
+		return te_err_set(err, TE_E_FAIL,
+				  "service '%s': image '%s' is not present and pull_policy is never", s->name,
+				  c->image);
+	return pull(u, c, "is not present and ", err);
 }
 
+/* Once per service: its replicas run the same image. */
 int up_check_images(struct up *u, struct te_err *err)
 {
 	u->need_build = xcalloc(u->plan->n_containers + 1, sizeof(bool));
 	for (size_t i = 0; i < u->plan->n_containers; i++)
-		if (check_image(u, i, err) < 0)
+		if (u->plan->containers[i].number == 1 && check_image(u, i, err) < 0)
 			return -1;
 	return 0;
 }

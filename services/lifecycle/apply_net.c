@@ -30,9 +30,11 @@ int up_reserve_ports(struct up *u, struct te_err *err)
 		for (size_t j = 0; j < s->n_ports; j++) {
 			const struct svc_port *p = &s->ports[j];
 
-			if (state_port_reserve(u->l, u->plan->task, s->name, p->container_port, p->proto,
-					       SVC_HOST_IP, p->host_port, u->opts->port_lo, u->opts->port_hi,
-					       state_port_probe_bind, NULL, &u->host_ports[i][j], err) < 0)
+			/* Each replica its own host port. */
+			if (state_port_reserve_replica(
+				u->l, u->plan->task, s->name, u->plan->containers[i].number,
+				p->container_port, p->proto, SVC_HOST_IP, p->host_port, u->opts->port_lo,
+				u->opts->port_hi, state_port_probe_bind, NULL, &u->host_ports[i][j], err) < 0)
 				return te_err_prefix(err, "service '%s': ", s->name);
 		}
 	}

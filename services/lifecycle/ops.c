@@ -149,15 +149,60 @@ static const char *op_done(enum svc_lifecycle_op op)
 	return op == SVC_STOP ? "stopped" : op == SVC_START ? "started" : "restarted";
 }
 
+/* Does row R's detail list, under restart_with, one of SERVICES? */
+static bool restarts_with(const struct state_resource *r, char *const *services)
+{
+	te_autojson cJSON *d = r->detail ? cJSON_Parse(r->detail) : NULL;
+	const cJSON *it;
+
+	cJSON_ArrayForEach (it, cJSON_GetObjectItemCaseSensitive(d, "restart_with"))
+		if (cJSON_IsString(it) && strv_has(services, it->valuestring))
+			return true;
+	return false;
+}
+
+/* SERVICES and, again and again, the services whose depends_on has
+ * `restart: true` on one of them (Compose restarts those after their
+ * dependency). Owned. */
+static char **with_dependants(struct ledger *l, const char *task, char *const *services, struct te_err *err)
+{
+	struct state_resource *rows = NULL;
+	char **v = te_strv_dup(services);
+	size_t n = 0;
+	bool grew = true;
+
+	if (state_resource_list(l, task, false, &rows, &n, err) < 0) {
+		te_strv_free(v);
+		return NULL;
+	}
+	while (grew) {
+		grew = false;
+		for (size_t i = 0; i < n; i++)
+			if (row_usable(&rows[i]) && rows[i].service && !strv_has(v, rows[i].service) &&
+			    restarts_with(&rows[i], v)) {
+				v = te_strv_push(v, xstrdup(rows[i].service));
+				grew = true;
+			}
+	}
+	state_resources_free(rows, n);
+	return v;
+}
+
 int svc_lifecycle(struct engine *e, struct ledger *l, const char *task, char *const *services,
 		  enum svc_lifecycle_op op, int timeout_s, svc_progress_fn progress, void *pctx,
 		  struct te_err *err)
 {
+	te_autostrv char **wanted = NULL;
 	struct svc_container_ref *v = NULL;
 	size_t n = 0;
 	int rc = 0;
 
-	if (svc_task_containers(l, task, services, false, &v, &n, err) < 0)
+	if (op == SVC_RESTART && services) {
+		wanted = with_dependants(l, task, services, err);
+		if (!wanted)
+			return -1;
+	}
+	if (svc_task_containers(l, task, wanted ? wanted : services, false, &v, &n, err) < 0)
 		return -1;
 	for (size_t k = 0; k < n && rc == 0; k++) {
 		/* Stop dependants before what they depend on, start the other way. */
@@ -198,8 +243,12 @@ struct run {
 	size_t lines; /* lines of output passed on so far */
 };
 
+/* The task's Compose files as `up` read them: ${COMPOSE_PROJECT_NAME} the
+ * task, the same --env-file (the warnings were shown at up). */
 static int load_task_project(struct run *r, struct te_err *err)
 {
+	struct svc_load_opts o = {.env_files = r->o->env_files, .project_name = r->task};
+	te_autostrv char **warnings = NULL;
 	struct state_task t;
 	te_autojson cJSON *files = NULL;
 	te_autostrv char **v = NULL;
@@ -214,7 +263,8 @@ static int load_task_project(struct run *r, struct te_err *err)
 			v = te_strv_push(v, xstrdup(f->valuestring));
 	if (!v)
 		return te_err_set(err, TE_E_USAGE, "task '%s' records no Compose file", r->task);
-	r->project = svc_load(v, err);
+	o.files = v;
+	r->project = svc_load_project(&o, &warnings, err);
 	if (!r->project)
 		return te_err_prefix(err, "task '%s': ", r->task);
 	r->own_plan = svc_plan_build(r->project, r->task, state_ledger_id(r->l), err);

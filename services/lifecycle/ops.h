@@ -40,7 +40,9 @@ enum svc_lifecycle_op { SVC_STOP, SVC_START, SVC_RESTART };
  * labels must name this task and ledger, else it is left alone and the
  * call fails with TE_E_CONFLICT. TIMEOUT_S is the stop grace period.
  * Task status becomes "stopped" after stopping every service, "up" after
- * starting every service. PROGRESS may be NULL. */
+ * starting every service. Restarting SERVICES restarts as well the
+ * services whose depends_on gives one of them `restart: true` (after it,
+ * as Compose does). PROGRESS may be NULL. */
 int svc_lifecycle(struct engine *e, struct ledger *l, const char *task, char *const *services,
 		  enum svc_lifecycle_op op, int timeout_s, svc_progress_fn progress, void *pctx,
 		  struct te_err *err);
@@ -53,11 +55,12 @@ typedef int (*svc_output_fn)(void *ctx, int stream, const char *line, size_t n);
 
 struct svc_run_opts {
 	const char *service;
-	char *const *cmd;    /* overrides the service's command; NULL keeps it */
-	char *const *env;    /* extra "K=V" entries, or NULL */
-	const char *user;    /* or NULL */
-	const char *workdir; /* or NULL */
-	bool rm;	     /* remove the container (and mark the row removed) afterwards */
+	char *const *cmd;	/* overrides the service's command; NULL keeps it */
+	char *const *env;	/* extra "K=V" entries, or NULL */
+	const char *user;	/* or NULL */
+	const char *workdir;	/* or NULL */
+	char *const *env_files; /* --env-file for reading the Compose files, or NULL: the .env */
+	bool rm;		/* remove the container (and mark the row removed) afterwards */
 	/* Set (by a signal handler) to stop the container early: it is stopped
 	 * (SVC_RUN_STOP_TIMEOUT_S grace), then removed with RM as usual. */
 	const volatile sig_atomic_t *cancel;

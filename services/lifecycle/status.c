@@ -241,10 +241,17 @@ int svc_status_task(struct ledger *l, struct engine *e, const char *task, cJSON 
 	return 0;
 }
 
+/* TASKENV_PORT_<SERVICE>_<PORT>[_UDP], and _R<N> for replica N > 1 (the
+ * first replica keeps the name a service of one container has). */
 static char *env_key(const struct state_port *p)
 {
-	char *k = xasprintf("TASKENV_PORT_%s_%d%s", p->service, p->container_port,
-			    strcmp(p->proto, "udp") == 0 ? "_UDP" : "");
+	char rep[16] = "";
+	char *k;
+
+	if (p->replica > 1)
+		snprintf(rep, sizeof(rep), "_R%d", p->replica);
+	k = xasprintf("TASKENV_PORT_%s_%d%s%s", p->service, p->container_port,
+		      strcmp(p->proto, "udp") == 0 ? "_UDP" : "", rep);
 
 	for (char *c = k; *c; c++) {
 		*c = (char)toupper((unsigned char)*c);

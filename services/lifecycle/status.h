@@ -33,6 +33,7 @@ int svc_status_task(struct ledger *l, struct engine *e, const char *task, struct
 
 /* env -t TASK: an owned NULL-terminated list of "KEY=value" lines:
  * TASKENV_TASK, TASKENV_HOST=127.0.0.1, and TASKENV_PORT_<SERVICE>_<PORT>=<hostport>
+ * (_R<N> appended for replica N > 1)
  * (SERVICE upper-cased, every character outside [A-Z0-9] turned into '_';
  * "_UDP" appended for udp ports). TE_E_NOTFOUND for an unknown task. */
 char **svc_task_env(struct ledger *l, const char *task, struct te_err *err);

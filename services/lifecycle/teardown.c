@@ -123,6 +123,20 @@ failed:
 	return state_resource_set_state(d->l, r->id, STATE_PENDING, err);
 }
 
+int svc_down_container(struct engine *e, struct ledger *l, const char *task, const struct state_resource *r,
+		       int stop_timeout, svc_progress_fn progress, void *progress_ctx, struct te_err *err)
+{
+	struct svc_down_opts o = {
+	    .stop_timeout = stop_timeout, .progress = progress, .progress_ctx = progress_ctx};
+	struct svc_down_result res = {0};
+	struct down d = {e, l, task, &o, &res};
+
+	if (down_one(&d, r, err) < 0)
+		return -1;
+	return res.remaining ? te_err_set(err, TE_E_REMAINS, "container '%s' could not be removed", r->name)
+			     : 0;
+}
+
 /* A driver object: any failure (server unreachable, admin refused) leaves
  * it pending for the next down; the rest goes on. */
 static int down_driver_row(struct down *d, const struct state_resource *r, struct te_err *err)

@@ -51,6 +51,14 @@ struct svc_down_result {
 int svc_down(struct engine *e, struct ledger *l, const char *task, const struct svc_down_opts *opts,
 	     struct svc_down_result *res, struct te_err *err);
 
+/* One container row R of TASK removed as down removes it (labels checked,
+ * stopped within STOP_TIMEOUT seconds, removed; the row marked removed, or
+ * pending when the removal failed: then -1 with TE_E_REMAINS). For a
+ * caller that holds TASK's lock (scaling down). */
+struct state_resource;
+int svc_down_container(struct engine *e, struct ledger *l, const char *task, const struct state_resource *r,
+		       int stop_timeout, svc_progress_fn progress, void *progress_ctx, struct te_err *err);
+
 /* svc_down for a caller that already holds TASK's lock (svc_gc). */
 int svc_down_locked(struct engine *e, struct ledger *l, const char *task, const struct svc_down_opts *opts,
 		    struct svc_down_result *res, struct te_err *err);

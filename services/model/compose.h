@@ -124,6 +124,18 @@ struct svc_file_decl {
 /* Tri-state booleans: SVC_UNSET until a file says. */
 #define SVC_UNSET (-1)
 
+/* scale / deploy.replicas / up --scale at most this: each replica takes
+ * host ports from the task's range, and a file must not exhaust it. */
+#define SVC_MAX_REPLICAS 100
+
+/* A `!reset` (or `!override`) on entry ENTRY of a service key's mapping
+ * (environment, labels, sysctls, depends_on, networks, ulimits): the
+ * earlier file's (or base service's) entry is dropped at merge. */
+struct svc_reset {
+	enum svc_key key;
+	char *entry;
+};
+
 /* One service. Its Compose keys are the members keys.h declares (one row
  * each: image, command, environment/n_environment, ports/n_ports, ...);
  * the members here are the ones no key fills directly. */
@@ -134,7 +146,16 @@ struct svc_service {
 	char **networks;   /* NULL-terminated network keys; NULL means ["default"]
 			    * (from net_attach, by finalize) */
 	struct svc_loc key_loc[SVC_K_COUNT]; /* where each key was written (line 0 = not written) */
-	struct svc_kv *inject;		     /* x-taskenv.env: VAR -> "<resource key>.<field>" */
+	/* Written `!reset` or `!override`: the earlier member is emptied before
+	 * this one is merged in (keys.h). Meaningful only in a later file's or
+	 * an extending service's model. */
+	bool key_reset[SVC_K_COUNT];
+	struct svc_reset *resets; /* entry tombstones, applied the same way */
+	size_t n_resets;
+	/* services.NAME itself written !override (replaces the earlier service
+	 * whole) or !reset (drops it; nothing else is read). */
+	enum { SVC_SERVICE_MERGE, SVC_SERVICE_REPLACE, SVC_SERVICE_DROP } replace;
+	struct svc_kv *inject; /* x-taskenv.env: VAR -> "<resource key>.<field>" */
 	size_t n_inject;
 	struct svc_loc loc;
 };
@@ -200,8 +221,10 @@ struct svc_resource {
 };
 
 struct svc_project {
-	char *dir;    /* absolute project directory (dir of the first file) */
-	char **files; /* NULL-terminated absolute paths of the Compose files */
+	char *dir;	/* absolute project directory (dir of the first file) */
+	char **files;	/* NULL-terminated absolute paths of the Compose files */
+	char **sources; /* every other file read (extends, include), NULL-terminated or NULL:
+			 * the svc_loc.file of what came from them points here */
 	struct svc_service *services;
 	size_t n_services;
 	struct svc_volume *volumes;
@@ -221,6 +244,15 @@ struct svc_project {
 };
 
 void svc_project_free(struct svc_project *p);
+
+/* pull_policy values (Compose Specification, services): missing and
+ * if_not_present pull an image that is absent, always pulls each `up`,
+ * never only uses a present one, build builds it, daily / weekly /
+ * every_<duration> pull when the image is older than that. */
+enum svc_pull { SVC_PULL_MISSING, SVC_PULL_ALWAYS, SVC_PULL_NEVER, SVC_PULL_BUILD, SVC_PULL_REFRESH };
+/* The policy V (NULL: missing); *EVERY_NS the interval for REFRESH. -1 when
+ * V is none of them. */
+int svc_pull_policy(const char *v, enum svc_pull *out, long long *every_ns);
 /* Free N key/value pairs and the array. */
 void svc_kv_free(struct svc_kv *kv, size_t n);
 /* Free what S owns and zero it (S itself is not freed). */

@@ -127,12 +127,15 @@ cJSON *svc_config_json(const struct svc_project *p, const char *task, struct te_
 	root = cJSON_CreateObject();
 	cJSON_AddStringToObject(root, "name", task);
 	services = cJSON_AddObjectToObject(root, "services");
-	/* File order, not start order: what `docker compose config` shows. */
-	for (size_t i = 0; i < p->n_services; i++)
-		for (size_t j = 0; j < plan->n_containers; j++)
-			if (plan->containers[j].svc == &p->services[i])
-				cJSON_AddItemToObject(services, p->services[i].name,
-						      svc_service_json(&plan->containers[j]));
+	/* File order, not start order: what `docker compose config` shows; a
+	 * service as its first replica (also one scaled to 0) would run. */
+	for (size_t i = 0; i < p->n_services; i++) {
+		struct svc_plan_container c;
+
+		svc_plan_container_init(plan, &p->services[i], 1, &c);
+		cJSON_AddItemToObject(services, p->services[i].name, svc_service_json(&c));
+		svc_plan_container_release(&c);
+	}
 	add_networks(root, plan, p);
 	vols = cJSON_AddObjectToObject(root, "volumes");
 	for (size_t i = 0; i < p->n_volumes; i++)

@@ -19,6 +19,7 @@ struct svc_env {
 	char **keys;   /* owned */
 	char **values; /* owned, parallel to keys */
 	size_t n;
+	char **fixed; /* owned "NAME=VALUE" set by taskenv itself: wins over everything */
 };
 
 /* The cursor of one .env parse. */
@@ -44,7 +45,14 @@ static const char *file_value(const struct svc_env *env, const char *name)
  * project's variables, not taskenv settings (services/settings.c). */
 const char *svc_env_lookup(const char *name, void *ctx)
 {
-	const char *v = getenv(name);
+	const struct svc_env *env = ctx;
+	size_t n = strlen(name);
+	const char *v;
+
+	for (size_t i = 0; env && env->fixed && env->fixed[i]; i++)
+		if (strncmp(env->fixed[i], name, n) == 0 && env->fixed[i][n] == '=')
+			return env->fixed[i] + n + 1;
+	v = getenv(name);
 
 	if (v)
 		return v;
@@ -78,7 +86,26 @@ void svc_env_free(struct svc_env *env)
 	}
 	free(env->keys);
 	free(env->values);
+	te_strv_free(env->fixed);
 	free(env);
+}
+
+struct svc_env *svc_env_new(void)
+{
+	return xcalloc(1, sizeof(struct svc_env));
+}
+
+void svc_env_fix(struct svc_env *env, const char *name, const char *value)
+{
+	env->fixed = te_strv_push(env->fixed, xasprintf("%s=%s", name, value));
+}
+
+void svc_env_overlay(struct svc_env *dst, const struct svc_env *src)
+{
+	for (size_t i = 0; src && i < src->n; i++)
+		env_set(dst, src->keys[i], xstrdup(src->values[i]));
+	for (size_t i = 0; src && src->fixed && src->fixed[i]; i++)
+		dst->fixed = te_strv_push(dst->fixed, xstrdup(src->fixed[i]));
 }
 
 static int perr(struct envp *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -331,24 +358,61 @@ static int read_all(const char *path, struct te_buf *b, bool *missing, struct te
 	return rc;
 }
 
-struct svc_env *svc_env_load(const char *path, struct te_err *err)
+/* format: raw (docker compose's): KEY=VALUE lines taken as written, no
+ * quotes, escapes, comments after the value or interpolation; blank lines
+ * and lines starting with '#' are skipped. */
+static int parse_raw_line(struct envp *p)
+{
+	size_t start, end, eq;
+	te_autofree char *key = NULL;
+
+	skip_blanks(p);
+	start = p->pos;
+	while (!eol(p))
+		p->pos++;
+	end = p->pos;
+	while (end > start && (p->s[end - 1] == ' ' || p->s[end - 1] == '\t' || p->s[end - 1] == '\r'))
+		end--;
+	if (end == start || p->s[start] == '#') {
+		skip_line(p);
+		return 0;
+	}
+	for (eq = start; eq < end && p->s[eq] != '='; eq++)
+		;
+	if (eq == end || eq == start)
+		return perr(p, "expected KEY=VALUE (format: raw)");
+	key = xstrndup(p->s + start, eq - start);
+	while (key[0] && (key[strlen(key) - 1] == ' ' || key[strlen(key) - 1] == '\t'))
+		key[strlen(key) - 1] = '\0';
+	env_set(p->env, key, xstrndup(p->s + eq + 1, end - eq - 1));
+	skip_line(p);
+	return 0;
+}
+
+int svc_env_add_file(struct svc_env *env, const char *path, bool raw, struct te_err *err)
 {
 	te_autobuf struct te_buf text = TE_BUF_INIT(ENV_FILE_MAX);
-	struct svc_env *env = xcalloc(1, sizeof(*env));
 	struct envp p = {path, NULL, 0, 0, 1, env, err};
 	bool missing;
 
 	if (read_all(path, &text, &missing, err) < 0)
-		goto fail;
+		return -1;
 	if (missing)
-		return env;
+		return 0;
 	p.s = text.data ? text.data : "";
 	p.len = text.len;
 	while (!at_end(&p))
-		if (parse_line(&p) < 0)
-			goto fail;
-	return env;
-fail:
+		if ((raw ? parse_raw_line(&p) : parse_line(&p)) < 0)
+			return -1;
+	return 0;
+}
+
+struct svc_env *svc_env_load(const char *path, struct te_err *err)
+{
+	struct svc_env *env = svc_env_new();
+
+	if (svc_env_add_file(env, path, false, err) == 0)
+		return env;
 	svc_env_free(env);
 	return NULL;
 }

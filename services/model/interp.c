@@ -156,8 +156,14 @@ static int dollar(struct interp *ip, const char *s, size_t n, int depth, struct 
 		return braced(ip, s + 2, close, depth + 1, out);
 	}
 	nl = name_len(s + 1, n - 1);
-	if (nl == 0)
-		return invalid(ip);
+	/* A '$' that starts no name ("$(cmd)", "$1", "$2a$14$..." in a bcrypt
+	 * hash, a '$' at the end) stays as written, as compose-go keeps it:
+	 * its pattern matches only "$$", "$NAME" and "${...}". */
+	if (nl == 0) {
+		te_buf_add(out, "$", 1);
+		*used = 1;
+		return 0;
+	}
 	name = xstrndup(s + 1, nl);
 	value = ip->lookup(name, ip->ctx);
 	*used = nl + 1;

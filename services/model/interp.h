@@ -1,6 +1,7 @@
 /* Compose variable interpolation: $VAR, ${VAR}, ${VAR:-default},
  * ${VAR-default}, ${VAR:?message}, ${VAR?message}, ${VAR:+alt}, ${VAR+alt},
- * and $$ for a literal '$'. Defaults may themselves contain interpolation. */
+ * and $$ for a literal '$'. Defaults may themselves contain interpolation.
+ * A '$' that starts none of these ("$1", "$(cmd)") is kept as written. */
 #ifndef TASKENV_SERVICES_INTERP_H
 #define TASKENV_SERVICES_INTERP_H
 
@@ -33,12 +34,27 @@ struct svc_env;
  * error. Syntax errors give TE_E_COMPOSE with "PATH:LINE: ...". Owned result. */
 struct svc_env *svc_env_load(const char *path, struct te_err *err);
 void svc_env_free(struct svc_env *env);
-/* The variables the file itself defines, in file order (not the process
- * environment): entry I as borrowed KEY and VALUE. */
+/* An empty environment (the process environment only). Owned. */
+struct svc_env *svc_env_new(void);
+/* Read PATH's variables into ENV, over the ones already there (several
+ * --env-file, later wins; a value may refer to earlier ones). RAW: the
+ * `format: raw` of env_file (KEY=VALUE as written). A missing file adds
+ * nothing; errors as svc_env_load. */
+#include <stdbool.h>
+int svc_env_add_file(struct svc_env *env, const char *path, bool raw, struct te_err *err);
+/* NAME is VALUE whatever the process environment or the files say
+ * (COMPOSE_PROJECT_NAME: the task name). */
+void svc_env_fix(struct svc_env *env, const char *name, const char *value);
+/* SRC's variables copied over DST's (an include: the including project's
+ * variables win over the included project's env_file). */
+void svc_env_overlay(struct svc_env *dst, const struct svc_env *src);
+/* The variables the files themselves define, in file order (not the
+ * process environment, not fixed ones): entry I as borrowed KEY and VALUE. */
 #include <stddef.h>
 size_t svc_env_size(const struct svc_env *env);
 void svc_env_at(const struct svc_env *env, size_t i, const char **key, const char **value);
-/* Lookup function for svc_interp; CTX is a struct svc_env *. */
+/* Lookup function for svc_interp; CTX is a struct svc_env * (may be NULL):
+ * fixed variables, then the process environment, then the files. */
 const char *svc_env_lookup(const char *name, void *ctx);
 
 #endif

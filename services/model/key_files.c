@@ -190,16 +190,18 @@ const struct svc_kind_ops svc_kind_refs = {
 static const struct svc_yaml_key env_file_keys[] = {
     SVC_KEY_LOAD("path"),
     SVC_KEY_LOAD("required"),
-    {"format", SVC_USE_REFUSE, "taskenv reads env files in the default format only"},
+    SVC_KEY_LOAD("format"),
     {NULL, 0, NULL},
 };
 
-/* One env_file: its variables go under `environment:` (which wins). */
+/* One env_file: its variables into env_files (finalize puts them under
+ * environment, which wins). RAW: format: raw. */
 static int env_file_one(struct svc_yaml *y, struct svc_service *s, const yaml_node_t *at, const char *file,
-			bool required)
+			bool required, bool raw)
 {
 	te_autofree char *path = file[0] == '/' ? xstrdup(file) : xasprintf("%s/%s", y->dir, file);
 	struct svc_env *env;
+	struct svc_kv_set set;
 	struct stat st;
 
 	if (access(path, R_OK) != 0) {
@@ -210,20 +212,19 @@ static int env_file_one(struct svc_yaml *y, struct svc_service *s, const yaml_no
 	/* A FIFO or a device would block or never end. */
 	if (stat(path, &st) < 0 || !S_ISREG(st.st_mode))
 		return svc_yaml_err(y, at, "env file '%s' is not a regular file", path);
-	env = svc_env_load(path, y->err);
-	if (!env)
+	env = svc_env_new();
+	if (svc_env_add_file(env, path, raw, y->err) < 0) {
+		svc_env_free(env);
 		return svc_yaml_err_prefix(y, at);
+	}
+	svc_kv_set_init(&set, &s->env_files, &s->n_env_files);
 	for (size_t i = 0; i < svc_env_size(env); i++) {
 		const char *k, *v;
-		bool have = false;
 
 		svc_env_at(env, i, &k, &v);
-		for (size_t j = 0; j < s->n_environment && !have; j++)
-			have = strcmp(s->environment[j].key, k) == 0;
-		if (!have)
-			svc_kv_put(&s->environment, &s->n_environment, xstrdup(k), xstrdup(v),
-				   svc_yaml_loc(y, at));
+		svc_kv_set_put(&set, xstrdup(k), xstrdup(v), svc_yaml_loc(y, at));
 	}
+	svc_kv_set_release(&set);
 	svc_env_free(env);
 	return 0;
 }
@@ -232,13 +233,14 @@ static int env_file_item(struct svc_yaml *y, struct svc_service *s, yaml_node_t 
 {
 	svc_automap struct svc_yaml_map pp = {0};
 	te_autofree char *file = NULL;
+	te_autofree char *format = NULL;
 	struct svc_yaml_pair *pr;
 	bool required = true;
 
 	if (it->type != YAML_MAPPING_NODE) {
 		if (svc_yaml_string(y, it, path, &file) < 0)
 			return -1;
-		return file ? env_file_one(y, s, it, file, true) : 0;
+		return file ? env_file_one(y, s, it, file, true, false) : 0;
 	}
 	if (svc_yaml_map(y, it, path, &pp) < 0 || svc_yaml_check(y, &pp, path, env_file_keys, false) < 0)
 		return -1;
@@ -250,7 +252,14 @@ static int env_file_item(struct svc_yaml *y, struct svc_service *s, yaml_node_t 
 	pr = svc_yaml_find(&pp, "required");
 	if (pr && svc_yaml_bool(y, pr->val, path, &required) < 0)
 		return -1;
-	return file ? env_file_one(y, s, it, file, required) : 0;
+	pr = svc_yaml_find(&pp, "format");
+	if (pr && svc_yaml_string(y, pr->val, path, &format) < 0)
+		return -1;
+	/* docker compose knows "raw" besides the default; anything else is an error there too. */
+	if (format && strcmp(format, "raw") != 0)
+		return svc_yaml_err(y, pr->val, "%s.format: unsupported env_file format '%s' (raw or none)",
+				    path, format);
+	return file ? env_file_one(y, s, it, file, required, format != NULL) : 0;
 }
 
 static int env_file_load(struct svc_yaml *y, struct svc_service *s, const struct svc_key_desc *k,
@@ -266,9 +275,37 @@ static int env_file_load(struct svc_yaml *y, struct svc_service *s, const struct
 	return 0;
 }
 
-/* Late: applied after the whole service is read, so `environment:` wins
- * whatever the order of the keys. */
-const struct svc_kind_ops svc_kind_env_file = {.load = env_file_load, .late = true};
+static void env_files_release(struct svc_service *s, const struct svc_key_desc *k)
+{
+	svc_kv_free(s->env_files, s->n_env_files);
+}
+
+static bool env_files_set(const struct svc_service *s, const struct svc_key_desc *k)
+{
+	return s->n_env_files > 0;
+}
+
+static void env_files_merge(struct svc_service *d, struct svc_service *s, const struct svc_key_desc *k)
+{
+	svc_merge_kv(&d->env_files, &d->n_env_files, &s->env_files, &s->n_env_files);
+}
+
+static void env_files_drop(struct svc_service *s, const struct svc_key_desc *k, const char *name)
+{
+	svc_kv_drop(s->env_files, &s->n_env_files, name);
+}
+
+/* The variables stay apart from environment until every file and base
+ * service is merged, so environment wins wherever it was written, as in
+ * Compose; `config` prints them as part of environment. */
+const struct svc_kind_ops svc_kind_env_file = {
+    .load = env_file_load,
+    .release = env_files_release,
+    .is_set = env_files_set,
+    .merge = env_files_merge,
+    .rule = SVC_MERGE_MAPPING,
+    .drop = env_files_drop,
+};
 
 /* ---- ulimits: NAME: N or NAME: {soft: N, hard: N}, kept as "NAME=SOFT:HARD" ---- */
 
@@ -315,8 +352,9 @@ static int ulimits_load(struct svc_yaml *y, struct svc_service *s, const struct 
 		return -1;
 	for (size_t i = 0; i < pp.n; i++) {
 		te_autofree char *sub = xasprintf("%s.%s", path, pp.v[i].name);
+		int tag = svc_yaml_entry(y, pp.v[i].val, pp.v[i].name, path);
 
-		if (ulimit_one(y, s, &pp.v[i], sub) < 0)
+		if (tag < 0 || (tag == 0 && ulimit_one(y, s, &pp.v[i], sub) < 0))
 			return -1;
 	}
 	return 0;
@@ -337,6 +375,19 @@ static size_t name_len(const char *u)
 	const char *eq = strchr(u, '=');
 
 	return eq ? (size_t)(eq - u) : strlen(u);
+}
+
+static void ulimits_drop(struct svc_service *s, const struct svc_key_desc *k, const char *name)
+{
+	size_t n = strlen(name), j = 0;
+
+	while (s->ulimits && s->ulimits[j] &&
+	       !(name_len(s->ulimits[j]) == n && strncmp(s->ulimits[j], name, n) == 0))
+		j++;
+	if (!s->ulimits || !s->ulimits[j])
+		return;
+	free(s->ulimits[j]);
+	memmove(&s->ulimits[j], &s->ulimits[j + 1], (te_strv_len(s->ulimits + j + 1) + 1) * sizeof(char *));
 }
 
 /* MAPPING by ulimit name: a later NAME replaces the earlier one whole. */
@@ -385,5 +436,6 @@ const struct svc_kind_ops svc_kind_ulimits = {
     .is_set = ulimits_set,
     .merge = ulimits_merge,
     .rule = SVC_MERGE_MAPPING,
+    .drop = ulimits_drop,
     .emit = ulimits_emit,
 };

@@ -60,9 +60,16 @@ static int deps_load(struct svc_yaml *y, struct svc_service *s, const struct svc
 		return -1;
 	s->deps = xcalloc(te_strv_len(names) + 1, sizeof(*s->deps));
 	for (size_t i = 0; names[i]; i++) {
-		struct svc_dep *d = &s->deps[s->n_deps++];
 		te_autofree char *sub = xasprintf("%s.%s", path, names[i]);
+		int tag = vals[i] ? svc_yaml_entry(y, vals[i], names[i], path) : 0;
+		struct svc_dep *d;
 
+		if (tag != 0) {
+			if (tag < 0)
+				return -1;
+			continue;
+		}
+		d = &s->deps[s->n_deps++];
 		*d = (struct svc_dep){xstrdup(names[i]), xstrdup("service_started"), true, false,
 				      svc_yaml_loc(y, at[i])};
 		if (vals[i] && dep_long(y, d, vals[i], sub) < 0)
@@ -87,6 +94,18 @@ static void deps_release(struct svc_service *s, const struct svc_key_desc *k)
 static bool deps_set(const struct svc_service *s, const struct svc_key_desc *k)
 {
 	return s->n_deps > 0;
+}
+
+static void deps_drop(struct svc_service *s, const struct svc_key_desc *k, const char *name)
+{
+	for (size_t i = 0; i < s->n_deps; i++) {
+		if (strcmp(s->deps[i].service, name) != 0)
+			continue;
+		dep_release(&s->deps[i]);
+		memmove(&s->deps[i], &s->deps[i + 1], (s->n_deps - i - 1) * sizeof(*s->deps));
+		s->n_deps--;
+		return;
+	}
 }
 
 /* MAPPING by service name: a later entry replaces the earlier one. */
@@ -133,6 +152,7 @@ const struct svc_kind_ops svc_kind_deps = {
     .is_set = deps_set,
     .merge = deps_merge,
     .rule = SVC_MERGE_MAPPING,
+    .drop = deps_drop,
     .emit = deps_emit,
 };
 
@@ -180,9 +200,16 @@ static int nets_load(struct svc_yaml *y, struct svc_service *s, const struct svc
 		return -1;
 	s->net_attach = xcalloc(te_strv_len(names) + 1, sizeof(*s->net_attach));
 	for (size_t i = 0; names[i]; i++) {
-		struct svc_net_attach *a = &s->net_attach[s->n_net_attach++];
 		te_autofree char *sub = xasprintf("%s.%s", path, names[i]);
+		int tag = vals[i] ? svc_yaml_entry(y, vals[i], names[i], path) : 0;
+		struct svc_net_attach *a;
 
+		if (tag != 0) {
+			if (tag < 0)
+				return -1;
+			continue;
+		}
+		a = &s->net_attach[s->n_net_attach++];
 		a->key = xstrdup(names[i]);
 		a->loc = svc_yaml_loc(y, at[i]);
 		if (vals[i] && net_attach_long(y, a, vals[i], sub) < 0)
@@ -191,14 +218,31 @@ static int nets_load(struct svc_yaml *y, struct svc_service *s, const struct svc
 	return 0;
 }
 
+static void net_attach_release(struct svc_net_attach *a)
+{
+	free(a->key);
+	te_strv_free(a->aliases);
+	free(a->ipv4_address);
+}
+
 static void nets_release(struct svc_service *s, const struct svc_key_desc *k)
 {
-	for (size_t i = 0; i < s->n_net_attach; i++) {
-		free(s->net_attach[i].key);
-		te_strv_free(s->net_attach[i].aliases);
-		free(s->net_attach[i].ipv4_address);
-	}
+	for (size_t i = 0; i < s->n_net_attach; i++)
+		net_attach_release(&s->net_attach[i]);
 	free(s->net_attach);
+}
+
+static void nets_drop(struct svc_service *s, const struct svc_key_desc *k, const char *name)
+{
+	for (size_t i = 0; i < s->n_net_attach; i++) {
+		if (strcmp(s->net_attach[i].key, name) != 0)
+			continue;
+		net_attach_release(&s->net_attach[i]);
+		memmove(&s->net_attach[i], &s->net_attach[i + 1],
+			(s->n_net_attach - i - 1) * sizeof(*s->net_attach));
+		s->n_net_attach--;
+		return;
+	}
 }
 
 static bool nets_set(const struct svc_service *s, const struct svc_key_desc *k)
@@ -253,6 +297,7 @@ const struct svc_kind_ops svc_kind_nets = {
     .is_set = nets_set,
     .merge = nets_merge,
     .rule = SVC_MERGE_MAPPING,
+    .drop = nets_drop,
     .emit = nets_emit,
 };
 
@@ -380,18 +425,28 @@ const struct svc_kind_ops svc_kind_health = {
 
 /* ---- deploy, scale ---- */
 
-/* One container per service: replicas / scale other than 1 are refused
- * until taskenv runs replicas (issue 19), never silently reduced to one. */
-static int only_one(struct svc_yaml *y, yaml_node_t *n, const char *path)
+/* replicas / scale: how many containers; both written must agree, as
+ * compose-go requires. 0 runs none (Compose's `scale: 0`). AT: the key
+ * whose location the slot takes (NULL: the caller sets it). */
+static int replicas(struct svc_yaml *y, struct svc_service *s, yaml_node_t *at, yaml_node_t *n,
+		    const char *path)
 {
-	long long v = 1;
+	long long v = SVC_UNSET;
 
 	if (svc_yaml_int(y, n, path, &v) < 0)
 		return -1;
-	if (v != 1)
-		return svc_yaml_err(
-		    y, n, "%s: %lld containers of a service are not supported by taskenv: it runs one", path,
-		    v);
+	if (v == SVC_UNSET)
+		return 0;
+	if (v < 0 || v > SVC_MAX_REPLICAS)
+		return svc_yaml_err(y, n, "%s must be from 0 to %d", path, SVC_MAX_REPLICAS);
+	if (s->replicas != SVC_UNSET && s->replicas != v)
+		return svc_yaml_err(y, n,
+				    "%s: %lld, but %lld is written too (scale and deploy.replicas must "
+				    "agree)",
+				    path, v, s->replicas);
+	s->replicas = v;
+	if (at)
+		s->key_loc[SVC_K_SCALE] = svc_yaml_loc(y, at);
 	return 0;
 }
 
@@ -470,7 +525,7 @@ static int deploy_load(struct svc_yaml *y, struct svc_service *s, const struct s
 	if (svc_yaml_map(y, n, path, &dp) < 0 || svc_yaml_check(y, &dp, path, deploy_keys, true) < 0)
 		return -1;
 	pr = svc_yaml_find(&dp, "replicas");
-	if (pr && only_one(y, pr->val, replicas_path) < 0)
+	if (pr && replicas(y, s, pr->key, pr->val, replicas_path) < 0)
 		return -1;
 	if (sub_map(y, &dp, "resources", path, resources_keys, &rp) < 0 ||
 	    sub_map(y, &rp, "limits", rpath, limits_keys, &lp) < 0 ||
@@ -488,7 +543,34 @@ const struct svc_kind_ops svc_kind_deploy = {.load = deploy_load};
 static int scale_load(struct svc_yaml *y, struct svc_service *s, const struct svc_key_desc *k, yaml_node_t *n,
 		      const char *path)
 {
-	return only_one(y, n, path);
+	return replicas(y, s, NULL, n, path);
 }
 
-const struct svc_kind_ops svc_kind_scale = {.load = scale_load};
+static void scale_init(struct svc_service *s, const struct svc_key_desc *k)
+{
+	s->replicas = SVC_UNSET;
+}
+
+static bool scale_set(const struct svc_service *s, const struct svc_key_desc *k)
+{
+	return s->replicas != SVC_UNSET;
+}
+
+static void scale_emit(cJSON *o, const struct svc_key_desc *k, const struct svc_service *s,
+		       const struct svc_plan_container *c)
+{
+	if (s->replicas != SVC_UNSET)
+		cJSON_AddNumberToObject(o, k->name, (double)s->replicas);
+}
+
+const struct svc_kind_ops svc_kind_scale = {
+    .load = scale_load, .init = scale_init, .is_set = scale_set, .emit = scale_emit};
+
+/* Read before the service's other keys, by load_service.c (extends.c). */
+static int extends_load(struct svc_yaml *y, struct svc_service *s, const struct svc_key_desc *k,
+			yaml_node_t *n, const char *path)
+{
+	return 0;
+}
+
+const struct svc_kind_ops svc_kind_extends = {.load = extends_load};

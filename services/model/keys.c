@@ -57,9 +57,10 @@
 #define DESC_DEPS DESC_COUNTED
 #define DESC_NETS DESC_COUNTED
 #define DESC_REFS DESC_COUNTED
+#define DESC_ENV_FILE DESC_COUNTED
+#define DESC_SCALE DESC_PLAIN
 #define DESC_DEPLOY DESC_NONE
-#define DESC_ENV_FILE DESC_NONE
-#define DESC_SCALE DESC_NONE
+#define DESC_EXTENDS DESC_NONE
 #define DESC(key, id, member, kind, merge) DESC_##kind(key, id, member, kind, merge)
 
 const struct svc_key_desc svc_service_keys[SVC_K_COUNT] = {SVC_SERVICE_KEYS(DESC)};
@@ -414,10 +415,32 @@ static bool count_set(const struct svc_service *s, const struct svc_key_desc *k)
 	return *SVC_COUNT(s, k) > 0;
 }
 
+void svc_kv_drop(struct svc_kv *kv, size_t *n, const char *key)
+{
+	for (size_t i = 0; i < *n; i++) {
+		if (strcmp(kv[i].key, key) != 0)
+			continue;
+		free(kv[i].key);
+		free(kv[i].value);
+		memmove(&kv[i], &kv[i + 1], (*n - i - 1) * sizeof(*kv));
+		(*n)--;
+		return;
+	}
+}
+
+static void kv_drop(struct svc_service *s, const struct svc_key_desc *k, const char *name)
+{
+	svc_kv_drop(*SVC_MEMBER(s, k, struct svc_kv *), SVC_COUNT(s, k), name);
+}
+
 void svc_merge_kv(struct svc_kv **dst, size_t *nd, struct svc_kv **src, size_t *ns)
 {
+	struct svc_kv_set set;
+
+	svc_kv_set_init(&set, dst, nd);
 	for (size_t i = 0; i < *ns; i++)
-		svc_kv_put(dst, nd, (*src)[i].key, (*src)[i].value, (*src)[i].loc);
+		svc_kv_set_put(&set, (*src)[i].key, (*src)[i].value, (*src)[i].loc);
+	svc_kv_set_release(&set);
 	free(*src);
 	*src = NULL;
 	*ns = 0;
@@ -440,12 +463,14 @@ static const struct svc_kind_ops kind_env = {.load = env_load,
 					     .is_set = count_set,
 					     .merge = kv_merge,
 					     .rule = SVC_MERGE_MAPPING,
+					     .drop = kv_drop,
 					     .emit = kv_emit};
 static const struct svc_kind_ops kind_kv = {.load = kv_load,
 					    .release = kv_release,
 					    .is_set = count_set,
 					    .merge = kv_merge,
 					    .rule = SVC_MERGE_MAPPING,
+					    .drop = kv_drop,
 					    .emit = kv_emit};
 
 /* ---- over the table ---- */
@@ -475,6 +500,7 @@ static const struct svc_kind_ops *const kinds[SVC_KIND_COUNT] = {
     [SVC_KIND_DEPLOY] = &svc_kind_deploy,
     [SVC_KIND_ENV_FILE] = &svc_kind_env_file,
     [SVC_KIND_SCALE] = &svc_kind_scale,
+    [SVC_KIND_EXTENDS] = &svc_kind_extends,
 };
 
 static const struct svc_kind_ops *ops_of(const struct svc_key_desc *k)
@@ -503,9 +529,9 @@ int svc_key_load(struct svc_yaml *y, struct svc_service *s, const struct svc_key
 	return ops_of(k)->load(y, s, k, n, path);
 }
 
-bool svc_key_late(const struct svc_key_desc *k)
+bool svc_key_drops(const struct svc_key_desc *k)
 {
-	return ops_of(k)->late;
+	return ops_of(k)->drop != NULL;
 }
 
 static void member_init(struct svc_service *s, const struct svc_key_desc *k)
@@ -549,8 +575,30 @@ static void take(struct svc_service *d, struct svc_service *s, const struct svc_
 	member_init(s, k);
 }
 
+/* The merge tags of S (keys.h): entry tombstones, then whole keys emptied. */
+static void apply_resets(struct svc_service *d, const struct svc_service *s)
+{
+	for (size_t i = 0; i < s->n_resets; i++) {
+		const struct svc_key_desc *k = &svc_service_keys[s->resets[i].key];
+
+		if (ops_of(k)->drop)
+			ops_of(k)->drop(d, k, s->resets[i].entry);
+	}
+	for (size_t i = 0; i < SVC_K_COUNT; i++) {
+		const struct svc_key_desc *k = &svc_service_keys[i];
+
+		if (!s->key_reset[i])
+			continue;
+		if (k->size && ops_of(k)->release)
+			ops_of(k)->release(d, k);
+		member_init(d, k);
+		d->key_loc[i] = (struct svc_loc){0};
+	}
+}
+
 void svc_service_merge(struct svc_service *d, struct svc_service *s)
 {
+	apply_resets(d, s);
 	for (size_t i = 0; i < SVC_K_COUNT; i++) {
 		const struct svc_key_desc *k = &svc_service_keys[i];
 		const struct svc_kind_ops *ops = ops_of(k);

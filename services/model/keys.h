@@ -10,7 +10,7 @@
  *   member  the svc_service member(s) it fills; a counted kind also has
  *           n_<member>; `_` for keys that write other members (deploy)
  *   KIND    how a value is read, released, merged and printed (below)
- *   MERGE   the rule for a later file (or, later, an extends) as the
+ *   MERGE   the rule for a later file (or an extending service) as the
  *           Compose Specification's merge document names it:
  *     REPLACE   scalar: a value the later file sets replaces the earlier
  *     OVERRIDE  "shell commands": command, entrypoint (healthcheck.test
@@ -21,7 +21,7 @@
  *               unique key replaced (ports: {host ip, target, published,
  *               protocol}; volumes, secrets, configs: the target path)
  *     NONE      the key owns no member: what it writes merges by that
- *               member's own rule (deploy's limits, env_file's variables)
+ *               member's own rule (deploy's limits and replicas; extends)
  *
  * Why the merge is on the typed model, not on YAML nodes. compose-go
  * merges the files' YAML trees (path-keyed rules) and then decodes once.
@@ -38,15 +38,18 @@
  *     already (svc_port, svc_mount): the rule compares fields.
  *   - libyaml documents are per document and index-based; merging across
  *     them would mean copying trees into a second YAML model of our own.
- * What phase 2 (issue 19) builds on this: `extends` loads the base service
- * with the base file's svc_yaml (its directory, its variables), then merges
- * the extending service over it with svc_service_merge, the same rules as
- * -f files; `include` loads another project and adds its services (a
- * conflict refused, not merged). The merge tags act per key: the loader
- * records `!reset` / `!override` on the key's value node for that key's
- * slot, and svc_service_merge then releases the earlier member (reset) or
- * replaces it whole (override, the OVERRIDE rule for any kind) instead of
- * the row's rule. */
+ * What is built on this: `extends` loads the base service with the base
+ * file's svc_yaml (its directory, its variables), then merges the extending
+ * service over it with svc_service_merge, the same rules as -f files, as
+ * compose-go does; `include` loads another project and adds its resources
+ * (a conflict refused, not merged). The merge tags act per key: the loader
+ * sets key_reset[SVC_K_<ID>] for a key written `!reset` (its value not
+ * read) or `!override` (its value read), and svc_service_merge empties the
+ * earlier member first, so the later value (or nothing) stands whole. A
+ * tag on an entry of a mapping (environment: {X: !reset}) leaves a
+ * tombstone (svc_service.resets) that removes that entry of the earlier
+ * member (the kind's `drop`); `!override` on an entry is a tombstone and
+ * the new entry. */
 #ifndef TASKENV_SERVICES_MODEL_KEYS_H
 #define TASKENV_SERVICES_MODEL_KEYS_H
 
@@ -64,8 +67,10 @@
 	K(command, COMMAND, command, ARGV, OVERRIDE)                                                         \
 	K(entrypoint, ENTRYPOINT, entrypoint, ARGV, OVERRIDE)                                                \
 	K(environment, ENVIRONMENT, environment, ENV, MAPPING)                                               \
-	/* read after the service's other keys, into environment (which wins) */                             \
-	K(env_file, ENV_FILE, _, ENV_FILE, NONE)                                                             \
+	/* the files' variables, by name; finalize puts them under environment (which wins) */               \
+	K(env_file, ENV_FILE, env_files, ENV_FILE, MAPPING)                                                  \
+	/* resolved by the loader before the service's own keys (load_service.c, extends.c) */               \
+	K(extends, EXTENDS, _, EXTENDS, NONE)                                                                \
 	K(labels, LABELS, labels, KV, MAPPING)                                                               \
 	K(sysctls, SYSCTLS, sysctls, KV, MAPPING)                                                            \
 	K(ports, PORTS, ports, PORTS, UNIQUE)                                                                \
@@ -107,10 +112,10 @@
 	K(cpus, CPUS, cpus, DOUBLE, REPLACE)                                                                 \
 	/* nanoseconds, 0 = unset */                                                                         \
 	K(stop_grace_period, STOP_GRACE_PERIOD, stop_grace_ns, DURATION, REPLACE)                            \
-	/* resources.limits / .reservations into the members above; replicas must be 1 */                    \
+	/* resources.limits / .reservations into the members above, replicas into replicas */                \
 	K(deploy, DEPLOY, _, DEPLOY, NONE)                                                                   \
-	/* must be 1: taskenv runs one container per service */                                              \
-	K(scale, SCALE, _, SCALE, NONE)                                                                      \
+	/* containers of the service, SVC_UNSET = 1; also deploy.replicas (they must agree) */               \
+	K(scale, SCALE, replicas, SCALE, REPLACE)                                                            \
 	/* as written, upper case, without a CAP_ prefix */                                                  \
 	K(cap_add, CAP_ADD, cap_add, STRV, SEQUENCE)                                                         \
 	K(cap_drop, CAP_DROP, cap_drop, STRV, SEQUENCE)                                                      \
@@ -126,6 +131,10 @@
 	K(expose, EXPOSE, expose, STRV, SEQUENCE)                                                            \
 	K(group_add, GROUP_ADD, group_add, STRV, SEQUENCE)                                                   \
 	K(profiles, PROFILES, profiles, STRV, SEQUENCE)                                                      \
+	/* "SERVICE[:ALIAS]": an alias of SERVICE's containers on the task's networks */                     \
+	K(links, LINKS, links, STRV, SEQUENCE)                                                               \
+	/* "SERVICE[:ro|rw]" of this task, or "container:NAME[:ro|rw]" (the policy judges it) */             \
+	K(volumes_from, VOLUMES_FROM, volumes_from, STRV, SEQUENCE)                                          \
 	K(build, BUILD, build, BUILD, MAPPING)                                                               \
 	K(secrets, SECRETS, secrets, REFS, UNIQUE)                                                           \
 	K(configs, CONFIGS, configs, REFS, UNIQUE)                                                           \
@@ -147,8 +156,7 @@
  *            default driver: the processes and their output are the same
  * REFUSED(key, hint), each an error naming the key (with HINT, or NULL):
  * each changes what runs (limits, devices, namespaces, hooks, DNS, other
- * containers, the engine socket, more than one container) and taskenv does
- * not implement it. extends and the rest of issue 19 come in phase 2. */
+ * containers, the engine socket, hooks) and taskenv does not implement it. */
 #define SVC_SERVICE_KEYS_UNLOADED(IGNORED, REFUSED)                                                          \
 	IGNORED(attach, "taskenv up never attaches to a service's output (taskenv logs reads it)")           \
 	IGNORED(logging, "the engine's default log driver keeps the output, which taskenv logs reads; "      \
@@ -165,27 +173,24 @@
 	REFUSED(cpu_shares, "limit CPUs with cpus:")                                                         \
 	REFUSED(cpuset, NULL)                                                                                \
 	REFUSED(credential_spec, NULL)                                                                       \
-	REFUSED(develop, "taskenv has no watch mode")                                                        \
+	REFUSED(develop, "taskenv has no watch mode (taskenv watch is not built)")                           \
 	REFUSED(device_cgroup_rules, NULL)                                                                   \
 	REFUSED(dns_opt, NULL)                                                                               \
-	REFUSED(extends, "write the service out in full")                                                    \
 	REFUSED(external_links, NULL)                                                                        \
 	REFUSED(gpus, "taskenv does not reserve GPUs")                                                       \
 	REFUSED(isolation, NULL)                                                                             \
 	REFUSED(label_file, "write the labels under labels:")                                                \
-	REFUSED(links, "services reach each other by name; extra names go in networks.NAME.aliases")         \
 	REFUSED(mem_swappiness, NULL)                                                                        \
 	REFUSED(memswap_limit, NULL)                                                                         \
 	REFUSED(models, NULL)                                                                                \
 	REFUSED(oom_kill_disable, NULL)                                                                      \
 	REFUSED(oom_score_adj, NULL)                                                                         \
-	REFUSED(post_start, NULL)                                                                            \
-	REFUSED(pre_stop, NULL)                                                                              \
+	REFUSED(post_start, "taskenv runs no lifecycle hooks; run the command in the service's entrypoint")  \
+	REFUSED(pre_stop, "taskenv runs no lifecycle hooks")                                                 \
 	REFUSED(provider, NULL)                                                                              \
 	REFUSED(pull_refresh_after, NULL)                                                                    \
 	REFUSED(storage_opt, NULL)                                                                           \
-	REFUSED(use_api_socket, "taskenv never hands the engine's socket to a container")                    \
-	REFUSED(volumes_from, "mount the same named volume in both services")
+	REFUSED(use_api_socket, "taskenv never hands the engine's socket to a container")
 
 /* The C member(s) of each KIND; compose.h expands the table with these. */
 #define SVC_DECL_STR(m) char *m;
@@ -223,9 +228,12 @@
 	size_t n_##m;
 #define SVC_DECL_HEALTH(m) struct svc_health m;
 #define SVC_DECL_BUILD(m) struct svc_build m;
+#define SVC_DECL_ENV_FILE(m)                                                                                 \
+	struct svc_kv *m;                                                                                    \
+	size_t n_##m;
+#define SVC_DECL_SCALE(m) long long m;
 #define SVC_DECL_DEPLOY(m)
-#define SVC_DECL_ENV_FILE(m)
-#define SVC_DECL_SCALE(m)
+#define SVC_DECL_EXTENDS(m)
 #define SVC_KEY_MEMBER(key, id, member, kind, merge) SVC_DECL_##kind(member)
 
 /* How a value is read, released, merged and printed (kinds.h has the operations). */
@@ -251,9 +259,10 @@ enum svc_kind {
 	SVC_KIND_REFS,	   /* svc_file_ref + n: secrets, configs */
 	SVC_KIND_HEALTH,   /* struct svc_health */
 	SVC_KIND_BUILD,	   /* struct svc_build */
-	SVC_KIND_DEPLOY,   /* no member: deploy.resources into mem_limit, cpus, ... */
-	SVC_KIND_ENV_FILE, /* no member: variables into environment */
-	SVC_KIND_SCALE,	   /* no member: checked to be 1 */
+	SVC_KIND_DEPLOY,   /* no member: deploy.resources into mem_limit, cpus, ..., replicas */
+	SVC_KIND_ENV_FILE, /* svc_kv + n: the env files' variables */
+	SVC_KIND_SCALE,	   /* long long: a count of containers, SVC_UNSET until written */
+	SVC_KIND_EXTENDS,  /* no member: the loader resolves it first */
 	SVC_KIND_COUNT
 };
 

@@ -21,8 +21,6 @@ struct svc_kind_ops {
 	 * into the members it fills); PATH is "services.NAME.KEY". */
 	int (*load)(struct svc_yaml *y, struct svc_service *s, const struct svc_key_desc *k, yaml_node_t *n,
 		    const char *path);
-	/* Loaded after every other key of the service (env_file: environment wins). */
-	bool late;
 	/* Free what the member owns; keys.c zeroes (re-inits) it afterwards. NULL: owns nothing. */
 	void (*release)(struct svc_service *s, const struct svc_key_desc *k);
 	/* Unwritten state other than all-zero (TRI: SVC_UNSET). NULL: zero. */
@@ -32,6 +30,9 @@ struct svc_kind_ops {
 	/* The kind's own rule (MERGE below): SRC's member into DST's, SRC's emptied. */
 	void (*merge)(struct svc_service *dst, struct svc_service *src, const struct svc_key_desc *k);
 	enum svc_merge rule; /* what merge implements, SVC_MERGE_NONE without */
+	/* Remove entry NAME from S's member (a `!reset` on a mapping's entry);
+	 * NULL: the kind has no named entries (a tag there is refused). */
+	void (*drop)(struct svc_service *s, const struct svc_key_desc *k, const char *name);
 	/* Add key K of S to the `config` object O (nothing when unset); C is
 	 * S's planned container (names, image, aliases). NULL: prints nothing. */
 	void (*emit)(struct cJSON *o, const struct svc_key_desc *k, const struct svc_service *s,
@@ -49,12 +50,13 @@ extern const struct svc_kind_ops svc_kind_scale;
 extern const struct svc_kind_ops svc_kind_refs;
 extern const struct svc_kind_ops svc_kind_env_file;
 extern const struct svc_kind_ops svc_kind_ulimits;
+extern const struct svc_kind_ops svc_kind_extends;
 
 /* Read key K of service S from value N, by its kind (load_service.c). */
 int svc_key_load(struct svc_yaml *y, struct svc_service *s, const struct svc_key_desc *k, yaml_node_t *n,
 		 const char *path);
-/* Is K loaded after the service's other keys? */
-bool svc_key_late(const struct svc_key_desc *k);
+/* Does K's kind have named entries a `!reset` can drop? */
+bool svc_key_drops(const struct svc_key_desc *k);
 
 /* The member of row K in S, and its count (counted kinds only). */
 #define SVC_MEMBER(s, k, type) ((type *)((char *)(s) + (k)->off))
@@ -68,6 +70,8 @@ void svc_merge_str(char **dst, char **src);
 void svc_merge_kv(struct svc_kv **dst, size_t *nd, struct svc_kv **src, size_t *ns);
 /* SEQUENCE for a string list: SRC's entries DST lacks, appended. */
 void svc_merge_strv(char ***dst, char ***src);
+/* Drop KEY from a key/value list (nothing when absent). */
+void svc_kv_drop(struct svc_kv *kv, size_t *n, const char *key);
 
 /* ---- `config` output helpers (cJSON), for the kinds and config.c ---- */
 

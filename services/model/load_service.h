@@ -30,5 +30,10 @@ int svc_load_services(struct svc_yaml *y, struct svc_project *p, const yaml_node
  * ignored or refused), NULL-terminated, borrowed: what the docs' key table
  * and its test compare with the Compose Specification. */
 const char *const *svc_service_key_names(void);
+/* The same keys with what the loader does with each (SVC_USE_*), ended by
+ * a NULL name; and the top level's (load.c). Borrowed. */
+struct svc_yaml_key;
+const struct svc_yaml_key *svc_service_key_table(void);
+const struct svc_yaml_key *svc_top_key_table(void);
 
 #endif

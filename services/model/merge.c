@@ -1,6 +1,8 @@
 #include "services/model/merge.h"
 #include "services/model/compose.h"
+#include "services/model/index.h"
 #include "services/model/kinds.h"
+#include "services/model/yaml.h"
 #include "common/err.h"
 #include "common/mem.h"
 
@@ -8,22 +10,43 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* By name; a service written !reset drops the earlier one, !override
+ * replaces it whole (the merge document's "Reset value" and "Replace
+ * value" at the level of a service). */
 static void merge_services(struct svc_project *dst, struct svc_project *src)
 {
+	struct svc_index idx = SVC_INDEX(struct svc_service, name);
+
+	svc_index_build(&idx, dst->services, dst->n_services);
 	for (size_t i = 0; i < src->n_services; i++) {
 		struct svc_service *s = &src->services[i];
-		size_t j = 0;
+		size_t j = svc_index_find(&idx, dst->services, s->name);
 
-		while (j < dst->n_services && strcmp(dst->services[j].name, s->name) != 0)
-			j++;
-		if (j < dst->n_services) {
+		if (j == SIZE_MAX)
+			j = dst->n_services;
+		if (j < dst->n_services && s->replace == SVC_SERVICE_MERGE) {
 			svc_service_merge(&dst->services[j], s);
 			continue;
 		}
-		dst->services = xrealloc(dst->services, (dst->n_services + 1) * sizeof(*dst->services));
-		dst->services[dst->n_services++] = *s;
+		if (j < dst->n_services)
+			svc_service_release(&dst->services[j]);
+		if (j < dst->n_services && s->replace == SVC_SERVICE_DROP) {
+			memmove(&dst->services[j], &dst->services[j + 1],
+				(dst->n_services - j - 1) * sizeof(*dst->services));
+			dst->n_services--;
+			svc_index_build(&idx, dst->services, dst->n_services);
+		}
+		if (s->replace == SVC_SERVICE_DROP)
+			continue;
+		s->replace = SVC_SERVICE_MERGE;
+		if (j == dst->n_services)
+			dst->services = xrealloc(dst->services, (++dst->n_services) * sizeof(*dst->services));
+		dst->services[j] = *s;
 		memset(s, 0, sizeof(*s));
+		if (j == dst->n_services - 1)
+			svc_index_added(&idx, dst->services, dst->n_services);
 	}
+	svc_index_release(&idx);
 }
 
 static void merge_volumes(struct svc_project *dst, struct svc_project *src)
@@ -183,15 +206,25 @@ static void drop_inactive(struct svc_project *p, char *const *profiles, char ***
 	p->n_services = k;
 }
 
-static bool strv_has(char *const *v, const char *s)
+/* SERVICES and DROPPED (the inactive ones) by name. */
+struct names {
+	const struct svc_project *p;
+	struct svc_index services;
+	char **dropped;
+	struct svc_index dropped_idx;
+};
+
+static bool is_service(const struct names *nm, const char *name)
 {
-	for (size_t i = 0; v && v[i]; i++)
-		if (strcmp(v[i], s) == 0)
-			return true;
-	return false;
+	return svc_index_find(&nm->services, nm->p->services, name) != SIZE_MAX;
 }
 
-static int check_deps(struct svc_project *p, struct svc_service *s, char *const *dropped, struct te_err *err)
+static bool was_dropped(const struct names *nm, const char *name)
+{
+	return nm->dropped && svc_index_find(&nm->dropped_idx, nm->dropped, name) != SIZE_MAX;
+}
+
+static int check_deps(const struct names *nm, struct svc_service *s, struct te_err *err)
 {
 	size_t k = 0;
 
@@ -200,14 +233,14 @@ static int check_deps(struct svc_project *p, struct svc_service *s, char *const 
 
 		if (strcmp(d->service, s->name) == 0)
 			return loc_err(&d->loc, err, "service '%s' depends on itself%s", s->name, "");
-		if (!svc_project_service(p, d->service) && strv_has(dropped, d->service) && d->required)
+		if (!is_service(nm, d->service) && was_dropped(nm, d->service) && d->required)
 			return loc_err(&d->loc, err,
 				       "service '%s' depends on service '%s' of an inactive profile", s->name,
 				       d->service);
-		if (!svc_project_service(p, d->service) && !strv_has(dropped, d->service))
+		if (!is_service(nm, d->service) && !was_dropped(nm, d->service))
 			return loc_err(&d->loc, err, "service '%s' depends on undefined service '%s'",
 				       s->name, d->service);
-		if (!svc_project_service(p, d->service)) {
+		if (!is_service(nm, d->service)) {
 			free(d->service);
 			free(d->condition);
 			continue;
@@ -307,31 +340,133 @@ static int check_refs(struct svc_project *p, struct svc_service *s, struct te_er
 	return 0;
 }
 
-int svc_project_finalize(struct svc_project *p, char *const *profiles, struct te_err *err)
+/* env_file's variables under environment, which wins (Compose). */
+static void env_files_in(struct svc_service *s)
 {
-	te_autostrv char **dropped = NULL;
+	for (size_t i = 0; i < s->n_env_files; i++) {
+		struct svc_kv *v = &s->env_files[i];
+		bool have = false;
 
-	drop_inactive(p, profiles, &dropped);
+		for (size_t j = 0; j < s->n_environment && !have; j++)
+			have = strcmp(s->environment[j].key, v->key) == 0;
+		if (!have)
+			svc_kv_put(&s->environment, &s->n_environment, TE_STEAL(v->key), TE_STEAL(v->value),
+				   v->loc);
+	}
+	svc_kv_free(s->env_files, s->n_env_files);
+	s->env_files = NULL;
+	s->n_env_files = 0;
+}
+
+/* A dependency compose-go infers (links, volumes_from, network_mode /
+ * ipc / pid / uts / cgroup "service:NAME"), unless depends_on names it. */
+static void implicit_dep(struct svc_service *s, const char *name, size_t len, bool restart,
+			 struct svc_loc loc)
+{
+	for (size_t i = 0; i < s->n_deps; i++)
+		if (strlen(s->deps[i].service) == len && strncmp(s->deps[i].service, name, len) == 0)
+			return;
+	s->deps = xrealloc(s->deps, (s->n_deps + 1) * sizeof(*s->deps));
+	s->deps[s->n_deps++] =
+	    (struct svc_dep){xstrndup(name, len), xstrdup("service_started"), true, restart, loc};
+}
+
+static struct svc_loc loc_or(struct svc_loc l, struct svc_loc dflt)
+{
+	return l.line ? l : dflt;
+}
+
+static int implicit_deps(struct svc_service *s, struct te_err *err)
+{
+	const char *modes[] = {s->network_mode, s->ipc, s->pid, s->uts, s->cgroup};
+	const enum svc_key keys[] = {SVC_K_NETWORK_MODE, SVC_K_IPC, SVC_K_PID, SVC_K_UTS, SVC_K_CGROUP};
+
+	for (size_t i = 0; s->links && s->links[i]; i++)
+		implicit_dep(s, s->links[i], strcspn(s->links[i], ":"), true,
+			     loc_or(s->key_loc[SVC_K_LINKS], s->loc));
+	for (size_t i = 0; i < sizeof(modes) / sizeof(modes[0]); i++)
+		if (modes[i] && svc_has_prefix(modes[i], "service:"))
+			implicit_dep(s, modes[i] + 8, strlen(modes[i] + 8), true,
+				     loc_or(s->key_loc[keys[i]], s->loc));
+	for (size_t i = 0; s->volumes_from && s->volumes_from[i]; i++) {
+		const char *v = s->volumes_from[i];
+		const char *mode = strchr(svc_has_prefix(v, "container:") ? v + 10 : v, ':');
+
+		if (mode && strcmp(mode, ":ro") != 0 && strcmp(mode, ":rw") != 0)
+			return loc_err(&s->key_loc[SVC_K_VOLUMES_FROM], err,
+				       "service '%s': volumes_from '%s': the mode must be ro or rw", s->name,
+				       v);
+		if (!svc_has_prefix(v, "container:"))
+			implicit_dep(s, v, strcspn(v, ":"), false,
+				     loc_or(s->key_loc[SVC_K_VOLUMES_FROM], s->loc));
+	}
+	return 0;
+}
+
+static int finalize_services(struct svc_project *p, const struct names *nm, struct te_err *err)
+{
+	enum svc_pull pull;
+	long long every;
+
 	for (size_t i = 0; i < p->n_services; i++) {
 		struct svc_service *s = &p->services[i];
 
+		env_files_in(s);
 		if ((!s->image || !*s->image) && !s->build.set)
 			return loc_err(&s->loc, err, "service '%s' has no image", s->name);
+		if (s->container_name && s->replicas > 1)
+			return loc_err(
+			    &s->key_loc[SVC_K_CONTAINER_NAME], err,
+			    "service '%s': container_name with %lld replicas: a container name must "
+			    "be unique, as Compose requires",
+			    s->name, s->replicas);
+		if (implicit_deps(s, err) < 0)
+			return -1;
+		if (svc_pull_policy(s->pull_policy, &pull, &every) < 0)
+			return loc_err(&s->key_loc[SVC_K_PULL_POLICY], err,
+				       "service '%s': pull_policy '%s': expected always, never, missing, "
+				       "if_not_present, build, daily, weekly or every_<duration>",
+				       s->name, s->pull_policy);
 		/* Left unset by the loader so a later file's build: cannot reset it. */
 		if (s->build.set && !s->build.context)
 			s->build.context = xstrdup(p->dir);
-		if (check_refs(p, s, err) < 0 || check_deps(p, s, dropped, err) < 0)
+		if (check_refs(p, s, err) < 0 || check_deps(nm, s, err) < 0)
 			return -1;
 	}
-	for (size_t i = 0; i < p->n_resources; i++) {
+	return 0;
+}
+
+/* The index of a strv: entries are `char *` at stride sizeof(char *). */
+static void index_strv(struct svc_index *x, char **v)
+{
+	*x = (struct svc_index){NULL, 0, sizeof(char *), 0};
+	svc_index_build(x, v, te_strv_len(v));
+}
+
+int svc_project_finalize(struct svc_project *p, char *const *profiles, struct te_err *err)
+{
+	te_autostrv char **dropped = NULL;
+	struct names nm = {p, SVC_INDEX(struct svc_service, name), NULL, {0}};
+	int rc;
+
+	drop_inactive(p, profiles, &dropped);
+	svc_index_build(&nm.services, p->services, p->n_services);
+	nm.dropped = dropped;
+	index_strv(&nm.dropped_idx, dropped);
+	rc = finalize_services(p, &nm, err);
+	for (size_t i = 0; rc == 0 && i < p->n_resources; i++) {
 		const struct svc_tmpl_build *b = p->resources[i].build;
 
-		if (b && !svc_project_service(p, b->service))
-			return loc_err(&b->loc, err,
-				       "x-taskenv.resources.%s.template.migrate: no service '%s'%s",
-				       p->resources[i].key, b->service,
-				       strv_has(dropped, b->service) ? " among the active profiles" : "");
+		if (b && !is_service(&nm, b->service))
+			rc = loc_err(&b->loc, err,
+				     "x-taskenv.resources.%s.template.migrate: no service '%s'%s",
+				     p->resources[i].key, b->service,
+				     was_dropped(&nm, b->service) ? " among the active profiles" : "");
 	}
+	svc_index_release(&nm.services);
+	svc_index_release(&nm.dropped_idx);
+	if (rc < 0)
+		return -1;
 	if (p->n_services == 0 && p->files && p->files[0])
 		return te_err_set(err, TE_E_COMPOSE, "%s: no service is active (profiles: %s)", p->files[0],
 				  profiles && profiles[0] ? "none matches" : "none given; use --profile");

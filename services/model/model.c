@@ -1,6 +1,7 @@
 #include "services/model/compose.h"
 
 #include "common/mem.h"
+#include "services/model/load.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -32,6 +33,9 @@ void svc_service_release(struct svc_service *s)
 	te_strv_free(s->depends_on);
 	te_strv_free(s->networks);
 	svc_kv_free(s->inject, s->n_inject);
+	for (size_t i = 0; i < s->n_resets; i++)
+		free(s->resets[i].entry);
+	free(s->resets);
 	memset(s, 0, sizeof(*s));
 }
 
@@ -95,6 +99,7 @@ void svc_project_free(struct svc_project *p)
 	free(p->resources);
 	free(p->dir);
 	te_strv_free(p->files);
+	te_strv_free(p->sources);
 	free(p);
 }
 
@@ -128,4 +133,46 @@ const struct svc_resource *svc_project_resource(const struct svc_project *p, con
 		if (strcmp(p->resources[i].key, key) == 0)
 			return &p->resources[i];
 	return NULL;
+}
+
+int svc_pull_policy(const char *v, enum svc_pull *out, long long *every_ns)
+{
+	static const struct {
+		const char *name;
+		enum svc_pull p;
+		long long ns;
+	} fixed[] = {
+	    {"missing", SVC_PULL_MISSING, 0},
+	    {"if_not_present", SVC_PULL_MISSING, 0},
+	    {"always", SVC_PULL_ALWAYS, 0},
+	    {"never", SVC_PULL_NEVER, 0},
+	    {"build", SVC_PULL_BUILD, 0},
+	    {"daily", SVC_PULL_REFRESH, 86400LL * 1000000000LL},
+	    {"weekly", SVC_PULL_REFRESH, 7 * 86400LL * 1000000000LL},
+	};
+	const char *d;
+	char *end;
+	long long n;
+
+	*out = SVC_PULL_MISSING;
+	*every_ns = 0;
+	for (size_t i = 0; v && i < sizeof(fixed) / sizeof(fixed[0]); i++)
+		if (strcmp(v, fixed[i].name) == 0) {
+			*out = fixed[i].p;
+			*every_ns = fixed[i].ns;
+			return 0;
+		}
+	if (!v)
+		return 0;
+	if (strncmp(v, "every_", 6) != 0)
+		return -1;
+	d = v + 6;
+	*out = SVC_PULL_REFRESH;
+	/* str2duration, as compose-go: Go durations, and "d" / "w" units. */
+	n = strtoll(d, &end, 10);
+	if (end != d && n > 0 && (strcmp(end, "d") == 0 || strcmp(end, "w") == 0)) {
+		*every_ns = n * (*end == 'd' ? 1 : 7) * 86400LL * 1000000000LL;
+		return 0;
+	}
+	return svc_parse_duration(d, every_ns) && *every_ns > 0 ? 0 : -1;
 }

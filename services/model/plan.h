@@ -35,10 +35,12 @@ struct svc_plan_volume {
 };
 
 struct svc_plan_container {
-	char *name;		       /* "<task>-<service>-1" */
+	char *name;		       /* "<task>-<service>-<number>" */
+	int number;		       /* the replica, 1..svc_service_replicas() */
 	const struct svc_service *svc; /* borrowed from the project */
 	char **networks;	       /* NULL-terminated engine network names, first is primary */
-	char **aliases;		       /* NULL-terminated: service name, container_name if any */
+	char **aliases;		       /* NULL-terminated: service name, container_name if any, the
+					* networks' aliases, the aliases other services' links give it */
 	char *image;		       /* image: as written, else svc_name_image (built) */
 	bool build;		       /* the service has build: */
 };
@@ -51,8 +53,10 @@ struct svc_plan {
 	size_t n_networks;
 	struct svc_plan_volume *volumes; /* only volumes some service uses */
 	size_t n_volumes;
-	struct svc_plan_container *containers; /* in depends_on order: dependencies first */
+	struct svc_plan_container *containers; /* in depends_on order (dependencies first), each
+						* service's replicas by number */
 	size_t n_containers;
+	char **links;	 /* every service's links ("SERVICE[:ALIAS]"), owned, NULL-terminated or NULL */
 	char *files_dir; /* where secret/config files taken from the environment or content are
 			  * written (owned, set by the caller, NULL = none); see svc_plan_file_source */
 };
@@ -72,8 +76,17 @@ struct svc_plan *svc_plan_build(const struct svc_project *project, const char *t
 				struct te_err *err);
 void svc_plan_free(struct svc_plan *plan);
 
+/* How many containers S runs: scale / deploy.replicas / up --scale, else 1. */
+int svc_service_replicas(const struct svc_service *s);
+/* Replica NUMBER of service S (of PLAN's project) into C, as the plan
+ * builds each container; svc_plan_container_release frees what C owns. */
+void svc_plan_container_init(const struct svc_plan *plan, const struct svc_service *s, int number,
+			     struct svc_plan_container *c);
+void svc_plan_container_release(struct svc_plan_container *c);
+
 /* Labels every object of the plan carries, plus KIND-specific ones:
- * kind "container" (SERVICE = service name), "network" / "volume" (SERVICE = key).
+ * kind "container" (SERVICE = service name; container-number 1, the body
+ * sets the replica's), "network" / "volume" (SERVICE = key).
  * Owned cJSON object. */
 struct cJSON *svc_plan_labels(const struct svc_plan *plan, const char *kind, const char *service);
 

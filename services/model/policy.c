@@ -17,7 +17,7 @@ static const char *const fixed_names[] = {
     "host-userns",   "host-uts",       "devices",      "cap:SYS_ADMIN",	     "cap:SYS_PTRACE",
     "cap:NET_ADMIN", "cap:SYS_MODULE", "cap:ALL",      "seccomp-unconfined", "apparmor-unconfined",
     "label-disable", "bind-system",    "bind-home",    "bind-credentials",   "bind-outside-project",
-    "public-port",   "host-sysctl",    "mac-address",
+    "public-port",   "host-sysctl",    "mac-address",  "other-container",
 };
 
 static const char *const dangerous_caps[] = {"SYS_ADMIN", "SYS_PTRACE", "NET_ADMIN", "SYS_MODULE", "ALL"};
@@ -288,6 +288,27 @@ static void check_modes(struct check *c, const struct svc_service *s)
 		    xasprintf("devices: passes host device '%s' into the container", s->devices[0]));
 }
 
+/* "container:NAME" in volumes_from, network_mode, pid or ipc reaches a
+ * container taskenv did not make for this task (this task's own are
+ * written "service:NAME" / "NAME"): its volumes, or its namespaces. */
+static void check_other_containers(struct check *c, const struct svc_service *s)
+{
+	const char *vals[] = {s->network_mode, s->pid, s->ipc};
+	const char *keys[] = {"network_mode", "pid", "ipc"};
+	enum svc_key slots[] = {SVC_K_NETWORK_MODE, SVC_K_PID, SVC_K_IPC};
+
+	for (size_t i = 0; i < 3; i++)
+		if (vals[i] && strncmp(vals[i], "container:", 10) == 0)
+			add(c, key_loc(s, slots[i]), s->name, keys[i], "other-container",
+			    xasprintf("%s: %s joins the namespace of a container outside the task", keys[i],
+				      vals[i]));
+	for (size_t i = 0; s->volumes_from && s->volumes_from[i]; i++)
+		if (strncmp(s->volumes_from[i], "container:", 10) == 0)
+			add(c, key_loc(s, SVC_K_VOLUMES_FROM), s->name, "volumes_from", "other-container",
+			    xasprintf("volumes_from: %s mounts the volumes of a container outside the task",
+				      s->volumes_from[i]));
+}
+
 static void check_caps(struct check *c, const struct svc_service *s)
 {
 	for (size_t i = 0; s->cap_add && s->cap_add[i]; i++) {
@@ -397,6 +418,7 @@ static void check_service(struct check *c, const struct svc_service *s)
 			      "which clashes on any network two tasks share (external networks, macvlan)",
 			      s->mac_address));
 	check_modes(c, s);
+	check_other_containers(c, s);
 	check_caps(c, s);
 	check_security_opt(c, s);
 	for (size_t i = 0; i < s->n_mounts; i++)

@@ -23,6 +23,8 @@
  *                        kernel.msg*, kernel.sem, kernel.shm*, kernel.domainname/hostname,
  *                        fs.mqueue.* and net.* outside host networking are)
  *   mac-address          mac_address: a fixed MAC shared by every task of the project
+ *   other-container      volumes_from, network_mode, pid or ipc "container:NAME": a
+ *                        container outside the task (its volumes, its namespaces)
  * Secret and config `file:` sources follow the bind rules (bind-system, bind-home,
  * bind-credentials, bind-outside-project, engine-socket). */
 #ifndef TASKENV_SERVICES_POLICY_H

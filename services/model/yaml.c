@@ -131,12 +131,57 @@ bool svc_has_prefix(const char *s, const char *prefix)
 	return strncmp(s, prefix, strlen(prefix)) == 0;
 }
 
+/* ---- merge tags ---- */
+
+enum svc_tag svc_yaml_tag(const yaml_node_t *n)
+{
+	const char *t = (const char *)n->tag;
+
+	if (!t)
+		return SVC_TAG_NONE;
+	if (strcmp(t, "!reset") == 0)
+		return SVC_TAG_RESET;
+	if (strcmp(t, "!override") == 0)
+		return SVC_TAG_OVERRIDE;
+	return SVC_TAG_NONE;
+}
+
+int svc_yaml_untagged(struct svc_yaml *y, const yaml_node_t *n, const char *path)
+{
+	enum svc_tag t = svc_yaml_tag(n);
+
+	if (t == SVC_TAG_NONE || n == y->tag_ok[0] || n == y->tag_ok[1])
+		return 0;
+	return svc_yaml_err(y, n,
+			    "%s%s%s is not supported by taskenv here: it takes !reset and !override on a "
+			    "service, a service's key, and an entry of environment, labels, sysctls, "
+			    "depends_on, networks, ulimits",
+			    path ? path : "", path ? ": " : "", t == SVC_TAG_RESET ? "!reset" : "!override");
+}
+
+int svc_yaml_entry(struct svc_yaml *y, yaml_node_t *v, const char *name, const char *path)
+{
+	enum svc_tag t = svc_yaml_tag(v);
+	te_autofree char *sub = NULL;
+
+	if (t == SVC_TAG_NONE)
+		return 0;
+	if (!y->entry_resets) {
+		sub = xasprintf("%s.%s", path, name);
+		return svc_yaml_untagged(y, v, sub);
+	}
+	*y->entry_resets = te_strv_push(*y->entry_resets, xstrdup(name));
+	y->tag_ok[1] = v;
+	return t == SVC_TAG_RESET ? 1 : 0;
+}
+
 /* ---- mappings and merge keys ---- */
 
 void svc_yaml_map_release(struct svc_yaml_map *m)
 {
 	free(m->v);
 	free(m->seen);
+	svc_index_release(&m->idx);
 }
 
 static bool is_merge_key(const yaml_node_t *k)
@@ -147,10 +192,9 @@ static bool is_merge_key(const yaml_node_t *k)
 
 struct svc_yaml_pair *svc_yaml_find(const struct svc_yaml_map *m, const char *name)
 {
-	for (size_t i = 0; m && i < m->n; i++)
-		if (strcmp(m->v[i].name, name) == 0)
-			return &m->v[i];
-	return NULL;
+	size_t i = m ? svc_index_find(&m->idx, m->v, name) : SIZE_MAX;
+
+	return i == SIZE_MAX ? NULL : &m->v[i];
 }
 
 static bool map_seen(struct svc_yaml_map *m, yaml_node_t *map)
@@ -213,6 +257,7 @@ static int collect(struct svc_yaml *y, yaml_node_t *map, struct svc_yaml_map *m,
 			continue;
 		m->v = xrealloc(m->v, (m->n + 1) * sizeof(*m->v));
 		m->v[m->n++] = (struct svc_yaml_pair){svc_yaml_text(k), k, svc_yaml_node(y, pr->value)};
+		svc_index_added(&m->idx, m->v, m->n);
 	}
 	for (yaml_node_pair_t *pr = start; pr < top; pr++)
 		if (is_merge_key(svc_yaml_node(y, pr->key)) &&
@@ -223,7 +268,9 @@ static int collect(struct svc_yaml *y, yaml_node_t *map, struct svc_yaml_map *m,
 
 int svc_yaml_map(struct svc_yaml *y, yaml_node_t *n, const char *path, struct svc_yaml_map *out)
 {
-	memset(out, 0, sizeof(*out));
+	*out = (struct svc_yaml_map){.idx = SVC_INDEX(struct svc_yaml_pair, name)};
+	if (svc_yaml_untagged(y, n, path) < 0)
+		return -1;
 	if (n->type != YAML_MAPPING_NODE)
 		return svc_yaml_err(y, n, "%s must be a mapping", path);
 	return collect(y, n, out, 0);
@@ -322,6 +369,9 @@ int svc_yaml_interp(struct svc_yaml *y, const yaml_node_t *n, char **out)
 {
 	struct interp_ctx c = {y, n};
 
+	*out = NULL;
+	if (svc_yaml_untagged(y, n, NULL) < 0)
+		return -1;
 	if (svc_interp_warn(svc_yaml_text(n), lookup, unset, &c, out, y->err) < 0)
 		return svc_yaml_err_prefix(y, n);
 	return 0;
@@ -426,8 +476,42 @@ void svc_kv_put(struct svc_kv **kv, size_t *n, char *key, char *value, struct sv
 	(*kv)[(*n)++] = (struct svc_kv){key, value, loc};
 }
 
+void svc_kv_set_init(struct svc_kv_set *set, struct svc_kv **kv, size_t *n)
+{
+	*set = (struct svc_kv_set){kv, n, SVC_INDEX(struct svc_kv, key)};
+	svc_index_build(&set->idx, *kv, *n);
+}
+
+bool svc_kv_set_has(const struct svc_kv_set *set, const char *key)
+{
+	return svc_index_find(&set->idx, *set->kv, key) != SIZE_MAX;
+}
+
+void svc_kv_set_put(struct svc_kv_set *set, char *key, char *value, struct svc_loc loc)
+{
+	size_t i = svc_index_find(&set->idx, *set->kv, key);
+	struct svc_kv *e;
+
+	if (i != SIZE_MAX) {
+		e = &(*set->kv)[i];
+		free(key);
+		free(e->value);
+		e->value = value;
+		e->loc = loc;
+		return;
+	}
+	*set->kv = xrealloc(*set->kv, (*set->n + 1) * sizeof(**set->kv));
+	(*set->kv)[(*set->n)++] = (struct svc_kv){key, value, loc};
+	svc_index_added(&set->idx, *set->kv, *set->n);
+}
+
+void svc_kv_set_release(struct svc_kv_set *set)
+{
+	svc_index_release(&set->idx);
+}
+
 static int kv_add(struct svc_yaml *y, enum svc_kv_kind kind, const char *key, char *value,
-		  const yaml_node_t *at, struct svc_kv **kv, size_t *n)
+		  const yaml_node_t *at, struct svc_kv_set *set)
 {
 	if (!*key) {
 		free(value);
@@ -440,12 +524,12 @@ static int kv_add(struct svc_yaml *y, enum svc_kv_kind kind, const char *key, ch
 			return 0;
 		value = xstrdup(v);
 	}
-	svc_kv_put(kv, n, xstrdup(key), value, svc_yaml_loc(y, at));
+	svc_kv_set_put(set, xstrdup(key), value, svc_yaml_loc(y, at));
 	return 0;
 }
 
 static int kv_from_map(struct svc_yaml *y, enum svc_kv_kind kind, yaml_node_t *n, const char *path,
-		       struct svc_kv **kv, size_t *nkv)
+		       struct svc_kv_set *set)
 {
 	svc_automap struct svc_yaml_map m = {0};
 
@@ -453,13 +537,19 @@ static int kv_from_map(struct svc_yaml *y, enum svc_kv_kind kind, yaml_node_t *n
 		return -1;
 	for (size_t i = 0; i < m.n; i++) {
 		char *value = NULL;
+		int tag = svc_yaml_entry(y, m.v[i].val, m.v[i].name, path);
 
+		if (tag != 0) {
+			if (tag < 0)
+				return -1;
+			continue;
+		}
 		if (m.v[i].val->type != YAML_SCALAR_NODE)
 			return svc_yaml_err(y, m.v[i].val, "%s.%s must be a string, number, boolean or null",
 					    path, m.v[i].name);
 		if (svc_yaml_string(y, m.v[i].val, path, &value) < 0)
 			return -1;
-		if (kv_add(y, kind, m.v[i].name, value, m.v[i].key, kv, nkv) < 0)
+		if (kv_add(y, kind, m.v[i].name, value, m.v[i].key, set) < 0)
 			return -1;
 	}
 	return 0;
@@ -467,7 +557,7 @@ static int kv_from_map(struct svc_yaml *y, enum svc_kv_kind kind, yaml_node_t *n
 
 /* List form "KEY=VALUE" or "KEY"; the whole item is interpolated first. */
 static int kv_from_list(struct svc_yaml *y, enum svc_kv_kind kind, yaml_node_t *n, const char *path,
-			struct svc_kv **kv, size_t *nkv)
+			struct svc_kv_set *set)
 {
 	for (size_t i = 0; i < svc_yaml_len(n); i++) {
 		yaml_node_t *item = svc_yaml_item(y, n, i);
@@ -481,7 +571,7 @@ static int kv_from_list(struct svc_yaml *y, enum svc_kv_kind kind, yaml_node_t *
 		eq = strchr(s, '=');
 		if (eq)
 			*eq = '\0';
-		if (kv_add(y, kind, s, eq ? xstrdup(eq + 1) : NULL, item, kv, nkv) < 0)
+		if (kv_add(y, kind, s, eq ? xstrdup(eq + 1) : NULL, item, set) < 0)
 			return -1;
 	}
 	return 0;
@@ -490,13 +580,18 @@ static int kv_from_list(struct svc_yaml *y, enum svc_kv_kind kind, yaml_node_t *
 int svc_yaml_kv(struct svc_yaml *y, enum svc_kv_kind kind, yaml_node_t *n, const char *path,
 		struct svc_kv **kv, size_t *nkv)
 {
+	struct svc_kv_set set;
+	int rc;
+
 	if (svc_yaml_is_null(n))
 		return 0;
-	if (n->type == YAML_MAPPING_NODE)
-		return kv_from_map(y, kind, n, path, kv, nkv);
-	if (n->type == YAML_SEQUENCE_NODE)
-		return kv_from_list(y, kind, n, path, kv, nkv);
-	return svc_yaml_err(y, n, "%s must be a mapping or a list", path);
+	if (n->type != YAML_MAPPING_NODE && n->type != YAML_SEQUENCE_NODE)
+		return svc_yaml_err(y, n, "%s must be a mapping or a list", path);
+	svc_kv_set_init(&set, kv, nkv);
+	rc = n->type == YAML_MAPPING_NODE ? kv_from_map(y, kind, n, path, &set)
+					  : kv_from_list(y, kind, n, path, &set);
+	svc_kv_set_release(&set);
+	return rc;
 }
 
 /* ---- string lists ---- */
@@ -505,6 +600,8 @@ int svc_yaml_strings(struct svc_yaml *y, yaml_node_t *n, const char *path, char 
 {
 	te_autostrv char **v = xcalloc(1, sizeof(*v));
 
+	if (svc_yaml_untagged(y, n, path) < 0)
+		return -1;
 	for (size_t i = 0; i < svc_yaml_len(n); i++) {
 		yaml_node_t *item = svc_yaml_item(y, n, i);
 		char *s = NULL;

@@ -17,6 +17,7 @@
 #include <yaml.h>
 
 #include "services/model/compose.h"
+#include "services/model/index.h"
 
 struct te_err;
 struct svc_env;
@@ -32,13 +33,23 @@ struct svc_yaml_log {
 	char **unset; /* variables already warned about as unset, owned */
 };
 
+struct svc_load_ctx;
+
 struct svc_yaml {
-	yaml_document_t *doc;	  /* borrowed */
-	const char *file;	  /* borrowed; FILE in messages and in every svc_loc */
-	const char *dir;	  /* borrowed; relative paths (binds, build contexts, env files) */
-	struct svc_env *env;	  /* borrowed; interpolation variables */
+	yaml_document_t *doc; /* borrowed */
+	const char *file;     /* borrowed; FILE in messages and in every svc_loc (must outlive the model) */
+	const char *dir;      /* borrowed; relative paths (binds, build contexts, env files) */
+	struct svc_env *env;  /* borrowed; interpolation variables */
 	struct svc_yaml_log *log; /* borrowed; where warnings go */
 	struct te_err *err;
+	struct svc_load_ctx *ctx; /* borrowed; what one load shares across files (load_ctx.h), or NULL */
+	/* Set by the service loader while it reads a key whose entries a merge
+	 * tag may drop: the names of entries written !reset or !override are
+	 * pushed here (owned by the setter). NULL: a tag on an entry is an error. */
+	char ***entry_resets;
+	/* Tagged nodes the loader has taken (the key's value, the entry's);
+	 * the reading helpers refuse a merge tag on any other node. */
+	const yaml_node_t *tag_ok[2];
 };
 
 /* ---- errors and nodes ---- */
@@ -70,6 +81,22 @@ const char *svc_yaml_text(const yaml_node_t *n);
 bool svc_yaml_is_null(const yaml_node_t *n);
 bool svc_has_prefix(const char *s, const char *prefix);
 
+/* ---- merge tags: !reset and !override (Compose Specification, merge) ---- */
+
+enum svc_tag { SVC_TAG_NONE, SVC_TAG_RESET, SVC_TAG_OVERRIDE };
+/* The merge tag N is written with. */
+enum svc_tag svc_yaml_tag(const yaml_node_t *n);
+/* 0 when N carries no merge tag or is one the loader took (y->tag_ok);
+ * else an error naming the tag and PATH: taskenv takes them on services,
+ * service keys and entries of the mappings svc_yaml_entry reads, and never
+ * ignores one. */
+int svc_yaml_untagged(struct svc_yaml *y, const yaml_node_t *n, const char *path);
+/* Entry NAME, of value V, of a service key's mapping: 1 when V is written
+ * !reset (NAME recorded; nothing to read), 0 when it may be read (with
+ * !override NAME is recorded too: the entry replaces the earlier one
+ * whole), -1 when tagged where y->entry_resets is NULL. */
+int svc_yaml_entry(struct svc_yaml *y, yaml_node_t *v, const char *name, const char *path);
+
 /* ---- mappings and merge keys ---- */
 
 /* One key of a mapping after merge keys ("<<") are applied. */
@@ -84,6 +111,7 @@ struct svc_yaml_map {
 	size_t n;
 	yaml_node_t **seen; /* mappings already merged in: aliases may repeat or cycle */
 	size_t n_seen;
+	struct svc_index idx; /* of v by name */
 };
 void svc_yaml_map_release(struct svc_yaml_map *m);
 #define svc_automap __attribute__((cleanup(svc_yaml_map_release)))
@@ -162,8 +190,20 @@ enum svc_kv_kind { SVC_KV_ENV, SVC_KV_LABEL };
 int svc_yaml_kv(struct svc_yaml *y, enum svc_kv_kind kind, yaml_node_t *n, const char *path,
 		struct svc_kv **kv, size_t *nkv);
 /* Set KEY (owned) to VALUE (owned, may be NULL) in *KV, replacing its value
- * if KEY is there. */
+ * if KEY is there. Linear in *N: for a few entries (else svc_kv_set). */
 void svc_kv_put(struct svc_kv **kv, size_t *n, char *key, char *value, struct svc_loc loc);
+
+/* The same list with a hash index, so that adding many entries stays
+ * linear (90,000 labels; a merge of two large lists). */
+struct svc_kv_set {
+	struct svc_kv **kv;
+	size_t *n;
+	struct svc_index idx;
+};
+void svc_kv_set_init(struct svc_kv_set *set, struct svc_kv **kv, size_t *n);
+void svc_kv_set_put(struct svc_kv_set *set, char *key, char *value, struct svc_loc loc);
+bool svc_kv_set_has(const struct svc_kv_set *set, const char *key);
+void svc_kv_set_release(struct svc_kv_set *set);
 
 /* ---- string lists ---- */
 

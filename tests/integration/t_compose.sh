@@ -1,5 +1,8 @@
 # Issue 3: Compose coverage on the real engine, name scoping, the policy's
-# refusals, and depends_on health conditions.
+# refusals, and depends_on health conditions. Issue 19: a project of
+# several files (include, extends, the default override file), replicas,
+# volumes_from, optional dependencies; hostile files for each of those keys
+# (tests/security/ does not exist yet: they are here).
 # shellcheck shell=bash
 
 # The corpus files that need only local images come up and go down.
@@ -340,11 +343,11 @@ YAML
 	assert_eq "$(sqlite3 "$TASKENV_STATE" "select count(*) from tasks where name = 'strict-typo'")" "0" \
 		"(the task was recorded)"
 	# a key taskenv knows and does not implement is refused the same way
-	sed -i 's/^    port:$/    links: [other]\n    ports:/' "$dir/compose.yaml"
+	sed -i 's/^    port:$/    pre_stop: [{command: [\"true\"]}]\n    ports:/' "$dir/compose.yaml"
 	rc=0
 	out=$(te up -t strict-typo -f "$dir/compose.yaml" 2>&1) || rc=$?
 	assert_eq "$rc" "2" "(up exit: $out)"
-	assert_contains "$out" "$dir/compose.yaml:6:5: services.web.links is not supported by taskenv"
+	assert_contains "$out" "$dir/compose.yaml:6:5: services.web.pre_stop is not supported by taskenv"
 	assert_eq "$(engine_snapshot)" "$before" "(up created something on the engine)"
 }
 
@@ -365,4 +368,239 @@ YAML
 	assert_contains "$(te exec -t dnssearch -T app cat /etc/resolv.conf </dev/null)" "corp.example lab.example"
 	te down -t dnssearch --volumes --timeout 2 >/dev/null
 	assert_eq "$(count_task_objects dnssearch)" "0"
+}
+
+# ---- issue 19: files as larger projects write them ----
+
+# A project of three files: compose.yaml (the base: extends of a template
+# kept out by a profile, which !reset drops for the service extending it;
+# include; replicas with a published port; volumes_from; an optional
+# dependency),
+# store/compose.yaml (included: its own directory, volume and healthcheck)
+# and compose.override.yaml (merged without -f, as Compose does).
+larger_project() {
+	local d=$1
+	mkdir -p "$d/store"
+	cat >"$d/compose.yaml" <<'YAML'
+include:
+  - store/compose.yaml
+services:
+  template:
+    image: taskenv-test/busybox:1
+    profiles: [never]
+    stop_grace_period: 1s
+    environment:
+      GREETING: from-base
+  web:
+    extends: template
+    profiles: !reset []
+    scale: 3
+    ports: ["8080:80"]
+    command: ["sh", "-c", "mkdir -p /tmp/www && { hostname; cat /shared/msg; echo $$GREETING; } > /tmp/www/index.html && exec httpd -f -p 80 -h /tmp/www"]
+    volumes_from: ["store:ro"]
+    depends_on:
+      store: {condition: service_healthy}
+      extra: {condition: service_started, required: false}
+  extra:
+    image: taskenv-test/busybox:1
+    profiles: [extra]
+YAML
+	cat >"$d/store/compose.yaml" <<'YAML'
+services:
+  store:
+    image: taskenv-test/busybox:1
+    command: ["sh", "-c", "echo stored-by-$$HOSTNAME > /shared/msg; trap 'exit 0' TERM; while :; do sleep 1; done"]
+    volumes: ["shared:/shared"]
+    stop_grace_period: 1s
+    healthcheck:
+      test: ["CMD", "test", "-s", "/shared/msg"]
+      interval: 1s
+      retries: 30
+volumes:
+  shared: {}
+YAML
+	cat >"$d/compose.override.yaml" <<'YAML'
+services:
+  web:
+    environment:
+      GREETING: from-override
+YAML
+}
+
+# The page each replica of web in TASK serves on its own loopback port.
+replica_pages() {
+	local task=$1 n key port
+	for n in 1 2 3; do
+		key=TASKENV_PORT_WEB_80
+		[ "$n" = 1 ] || key="TASKENV_PORT_WEB_80_R$n"
+		port=$(te env -t "$task" | sed -n "s/^$key=//p")
+		[ -n "$port" ] || { fail "$task: no $key in taskenv env"; return 1; }
+		wait_for 20 curl -fsS "http://127.0.0.1:$port/" || { fail "$task web-$n on $port"; return 1; }
+		echo "$port $(curl -fsS "http://127.0.0.1:$port/" | tr '\n' ' ')"
+	done
+}
+
+test_larger_project_two_tasks() {
+	# Task names of their own per engine: the dockerd and Podman files run
+	# side by side, and the same names would hash to the same host ports.
+	local d pa pb t a="lp${ENGINE_KIND:0:1}-a" b="lp${ENGINE_KIND:0:1}-b"
+	d=$(mktemp -d "$WORK/larger.XXXX")
+	larger_project "$d"
+	# two tasks of one project at once, no -f (the override is found)
+	(cd "$d" && te up -t "$a" >"$WORK/$a.log" 2>&1) &
+	pa=$!
+	(cd "$d" && te up -t "$b" >"$WORK/$b.log" 2>&1) &
+	pb=$!
+	wait "$pa" || { cat "$WORK/$a.log" >&2; fail "up $a"; }
+	wait "$pb" || { cat "$WORK/$b.log" >&2; fail "up $b"; }
+	for t in "$a" "$b"; do
+		replica_pages "$t" >"$WORK/$t.pages" || return 1
+		log "    $t: $(tr '\n' '|' <"$WORK/$t.pages")"
+		# three replicas, three hosts, each its own port, the included
+		# store's volume through volumes_from, the override's variable
+		assert_eq "$(cut -d' ' -f1 "$WORK/$t.pages" | sort -u | wc -l)" "3" "($t: ports)"
+		assert_eq "$(cut -d' ' -f2 "$WORK/$t.pages" | sort -u | wc -l)" "3" "($t: hostnames)"
+		assert_eq "$(cut -d' ' -f3 "$WORK/$t.pages" | sort -u | wc -l)" "1" "($t: store message)"
+		assert_contains "$(cat "$WORK/$t.pages")" "stored-by-"
+		assert_contains "$(cat "$WORK/$t.pages")" "from-override"
+		assert_eq "$(api GET "/containers/$t-web-2/json" | jq -r '.Config.Labels["com.docker.compose.container-number"]')" "2"
+		assert_eq "$(api GET "/containers/$t-web-1/json" | jq -c .HostConfig.VolumesFrom)" "[\"$t-store-1:ro\"]"
+		assert_eq "$(api GET "/containers/$t-extra-1/json" | jq -r '.Id // "absent"')" "absent" "(inactive optional dependency)"
+	done
+	assert_eq "$(cat "$WORK/$a.pages" "$WORK/$b.pages" | cut -d' ' -f1 | sort -u | wc -l)" "6" "(ports shared by the tasks)"
+	# scale down: replicas 2 and 3 go, 1 keeps running on its port
+	local port1 before
+	port1=$(head -1 "$WORK/$a.pages" | cut -d' ' -f1)
+	before=$(api GET "/containers/$a-web-1/json" | jq -r .Id)
+	(cd "$d" && te up -t "$a" --scale web=1 >"$WORK/$a.log" 2>&1) || { cat "$WORK/$a.log" >&2; fail "up --scale web=1"; }
+	assert_eq "$(grep -oE "$a-web-[0-9]+ +removed" "$WORK/$a.log" | awk '{print $1}' | tr '\n' ' ')" \
+		"$a-web-3 $a-web-2 " "(removed, highest first)"
+	assert_eq "$(api GET "/containers/$a-web-1/json" | jq -r .Id)" "$before" "(web-1 was recreated)"
+	for t in "$a-web-2" "$a-web-3"; do
+		assert_eq "$(api GET "/containers/$t/json" | jq -r '.Id // "absent"')" "absent" "($t is still there)"
+	done
+	assert_eq "$(te env -t "$a" | grep -c '^TASKENV_PORT_WEB_80_R')" "0" "(ports of removed replicas kept)"
+	assert_eq "$(task_port "$a" web 80)" "$port1"
+	curl -fsS "http://127.0.0.1:$port1/" >/dev/null || fail "web-1 does not answer after the scale-down"
+	# the other task is untouched
+	assert_eq "$(api GET "/containers/$b-web-3/json" | jq -r .State.Running)" "true"
+	for t in "$a" "$b"; do
+		te down -t "$t" --volumes --timeout 2 >/dev/null
+		assert_eq "$(count_task_objects "$t")" "0" "(left by $t)"
+	done
+}
+
+# Hostile files for the keys of issue 19: each is refused before anything
+# is created (exit 2 for the loader, 1 for the policy), naming the key.
+hostile() {
+	local task=$1 want_rc=$2 want=$3 d=$4 out rc=0 before
+	before=$(engine_snapshot)
+	out=$(cd "$d" && te up -t "$task" 2>&1) || rc=$?
+	assert_eq "$rc" "$want_rc" "(up exit: $out)"
+	assert_contains "$out" "$want"
+	assert_eq "$(engine_snapshot)" "$before" "(up created something)"
+	assert_eq "$(count_task_objects "$task")" "0"
+}
+
+# develop.watch is not built: up refuses it naming the key, creates nothing.
+test_refuse_develop_watch() {
+	local d
+	d=$(mktemp -d "$WORK/watch.XXXX")
+	printf 'services:\n  app:\n    image: taskenv-test/busybox:1\n    develop:\n      watch:\n        - {action: sync, path: ./src, target: /src}\n' >"$d/compose.yaml"
+	hostile watch 2 "$d/compose.yaml:4:5: services.app.develop is not supported by taskenv" "$d"
+	assert_eq "$(sqlite3 "$TASKENV_STATE" "select count(*) from tasks where name = 'watch'")" "0"
+}
+
+test_hostile_extends_outside() {
+	local d
+	d=$(mktemp -d "$WORK/host.XXXX")
+	printf 'services:\n  app:\n    extends: {file: /etc/passwd, service: root}\n' >"$d/compose.yaml"
+	hostile host-ext 2 "services.app.extends.file: '/etc/passwd' is outside the project directory" "$d"
+	# through a symlink inside the project, too
+	ln -s /etc "$d/etc"
+	printf 'services:\n  app:\n    extends: {file: etc/hostname, service: root}\n' >"$d/compose.yaml"
+	hostile host-ext 2 "'/etc/hostname' is outside the project directory" "$d"
+}
+
+test_hostile_include_cycle_and_outside() {
+	local d
+	d=$(mktemp -d "$WORK/host.XXXX")
+	printf 'include: [b.yaml]\nservices:\n  a: {image: taskenv-test/busybox:1}\n' >"$d/compose.yaml"
+	printf 'include: [compose.yaml]\nservices:\n  b: {image: taskenv-test/busybox:1}\n' >"$d/b.yaml"
+	hostile host-inc 2 "include cycle: $d/compose.yaml -> $d/b.yaml -> $d/compose.yaml" "$d"
+	printf 'include: [../../../../../etc/hostname]\nservices:\n  a: {image: taskenv-test/busybox:1}\n' >"$d/compose.yaml"
+	hostile host-inc 2 "'/etc/hostname' is outside the project directory" "$d"
+}
+
+test_hostile_compose_file_in_dotenv() {
+	local d
+	d=$(mktemp -d "$WORK/host.XXXX")
+	mkdir -p "$d/sub"
+	printf 'services:\n  a: {image: taskenv-test/busybox:1}\n' >"$d/sub/compose.yaml"
+	printf 'services:\n  evil: {image: taskenv-test/busybox:1, privileged: true}\n' >"$d/x.yaml"
+	printf 'COMPOSE_FILE=../x.yaml\n' >"$d/sub/.env"
+	hostile host-cf 2 "COMPOSE_FILE names '$d/x.yaml', outside the project directory '$d/sub'" "$d/sub"
+	# .env never names the task or the engine: COMPOSE_PROJECT_NAME and
+	# DOCKER_HOST there change nothing
+	printf 'COMPOSE_PROJECT_NAME=other\nDOCKER_HOST=unix:///nonexistent.sock\n' >"$d/sub/.env"
+	(cd "$d/sub" && te up -t host-cf2 >"$WORK/cf.log" 2>&1) || { cat "$WORK/cf.log" >&2; fail "up"; }
+	assert_eq "$(api GET /containers/host-cf2-a-1/json | jq -r '.Config.Labels["com.docker.compose.project"]')" "host-cf2"
+	te down -t host-cf2 --timeout 2 >/dev/null
+	assert_eq "$(count_task_objects host-cf2)" "0"
+}
+
+# volumes_from a container outside the task (another task's) is the
+# policy's: refused unless other-container is granted.
+test_hostile_volumes_from_other_task() {
+	local d out rc=0
+	d=$(mktemp -d "$WORK/host.XXXX")
+	printf 'services:\n  a:\n    image: taskenv-test/busybox:1\n    command: ["sleep", "600"]\n    volumes: ["data:/data"]\nvolumes:\n  data: {}\n' >"$d/compose.yaml"
+	(cd "$d" && te up -t vf-victim >"$WORK/vf.log" 2>&1) || { cat "$WORK/vf.log" >&2; fail "up victim"; }
+	mkdir -p "$d/thief"
+	printf 'services:\n  t:\n    image: taskenv-test/busybox:1\n    volumes_from: ["container:vf-victim-a-1"]\n' >"$d/thief/compose.yaml"
+	hostile vf-thief 1 "volumes_from: container:vf-victim-a-1 mounts the volumes of a container outside the task (allow with 'other-container')" "$d/thief"
+	# and a service of another task by name is no service of this one
+	printf 'services:\n  t:\n    image: taskenv-test/busybox:1\n    volumes_from: ["vf-victim-a-1"]\n' >"$d/thief/compose.yaml"
+	hostile vf-thief 2 "service 't' depends on undefined service 'vf-victim-a-1'" "$d/thief"
+	te down -t vf-victim --volumes --timeout 2 >/dev/null
+	assert_eq "$(count_task_objects vf-victim)" "0"
+}
+
+# links: an alias of the linked service on the task's network;
+# network_mode service:NAME: the sidecar shares NAME's network namespace;
+# depends_on restart: true: restarting the dependency restarts the dependant.
+test_links_network_mode_restart() {
+	local d t=lnk${ENGINE_KIND:0:1} started
+	d=$(mktemp -d "$WORK/links.XXXX")
+	cat >"$d/compose.yaml" <<'YAML'
+services:
+  db:
+    image: taskenv-test/busybox:1
+    command: ["sh", "-c", "mkdir -p /tmp/www && echo from-db > /tmp/www/index.html && exec httpd -f -p 80 -h /tmp/www"]
+    stop_grace_period: 1s
+  web:
+    image: taskenv-test/busybox:1
+    command: ["sh", "-c", "mkdir -p /tmp/www && echo from-web > /tmp/www/index.html && exec httpd -f -p 8080 -h /tmp/www"]
+    links: ["db:database"]
+    depends_on:
+      db: {condition: service_started, restart: true}
+    stop_grace_period: 1s
+  sidecar:
+    image: taskenv-test/busybox:1
+    command: ["sh", "-c", "trap 'exit 0' TERM; while :; do sleep 1; done"]
+    network_mode: "service:web"
+    stop_grace_period: 1s
+YAML
+	te up -t "$t" -f "$d/compose.yaml" >"$WORK/links.log" 2>&1 || { cat "$WORK/links.log" >&2; fail "up"; }
+	wait_for 20 te exec -t "$t" -T web wget -qO- http://database/ </dev/null || fail "database does not resolve from web"
+	assert_eq "$(te exec -t "$t" -T web wget -qO- http://database/ </dev/null)" "from-db"
+	assert_eq "$(te exec -t "$t" -T sidecar wget -qO- http://127.0.0.1:8080/ </dev/null)" "from-web" "(sidecar in web's namespace)"
+	assert_contains "$(api GET "/containers/$t-sidecar-1/json" | jq -r .HostConfig.NetworkMode)" "container:"
+	started=$(api GET "/containers/$t-web-1/json" | jq -r .State.StartedAt)
+	te restart -t "$t" db >"$WORK/links.log" 2>&1 || { cat "$WORK/links.log" >&2; fail "restart db"; }
+	assert_contains "$(cat "$WORK/links.log")" "$t-web-1"
+	[ "$(api GET "/containers/$t-web-1/json" | jq -r .State.StartedAt)" != "$started" ] ||
+		fail "web was not restarted with db (restart: true)"
+	te down -t "$t" --timeout 2 >/dev/null
+	assert_eq "$(count_task_objects "$t")" "0"
 }

@@ -18,6 +18,7 @@
 #include "services/model/load.h"
 #include "services/model/load_service.h"
 #include "services/model/suggest.h"
+#include "services/model/yaml.h"
 
 #include <limits.h>
 #include <stdio.h>
@@ -249,6 +250,59 @@ static void test_spec_keys_known(void **state)
 				fail_msg("key '%s' listed twice", known[i]);
 }
 
+/* docs/compose-keys.md names every key of the specification's schema once
+ * per level with what taskenv does, and says the same as the loader: an
+ * "implemented" key is loaded, an "error" refused, an "ignored" warned. */
+static void docs_table_level(const char *doc, const char *section, const struct svc_yaml_key *keys)
+{
+	const char *at = strstr(doc, section), *end;
+	size_t rows = 0, n = 0;
+
+	assert_non_null(at);
+	end = strstr(at + 1, "\n## ");
+	end = end ? end : at + strlen(at);
+	while (keys[n].name)
+		n++;
+	for (const char *l = strstr(at, "\n| `"); l && l < end; l = strstr(l + 1, "\n| `")) {
+		char key[64] = "", status[32] = "";
+		const struct svc_yaml_key *k = NULL;
+		const char *want;
+
+		assert_int_equal(sscanf(l, "\n| `%63[^`]` | %31[a-z]", key, status), 2);
+		for (size_t i = 0; i < n && !k; i++)
+			if (strcmp(keys[i].name, key) == 0)
+				k = &keys[i];
+		if (!k)
+			fail_msg("%s: docs key '%s' unknown to the loader", section, key);
+		want = k->use == SVC_USE_LOAD	  ? "implemented"
+		       : k->use == SVC_USE_REFUSE ? "error"
+						  : "ignored";
+		if (strcmp(status, want) != 0)
+			fail_msg("%s: '%s' is '%s' in the docs, '%s' in the loader", section, key, status,
+				 want);
+		rows++;
+	}
+	/* x-taskenv is taskenv's own extension, not a key of the schema. */
+	assert_int_equal(rows, n);
+}
+
+static void test_docs_key_table(void **state)
+{
+	te_autofree char *path = xasprintf("%s/compose-keys.md", DOCS_DIR);
+	te_autobuf struct te_buf doc = TE_BUF_INIT(0);
+	FILE *f = fopen(path, "r");
+	char chunk[4096];
+	size_t got;
+
+	assert_non_null(f);
+	while ((got = fread(chunk, 1, sizeof(chunk), f)) > 0)
+		te_buf_add(&doc, chunk, got);
+	fclose(f);
+	assert_non_null(strstr(doc.data, "170098ba07d9f53c383a41bfd4c5166b0a4529a6"));
+	docs_table_level(doc.data, "## Top level", svc_top_key_table());
+	docs_table_level(doc.data, "## Services", svc_service_key_table());
+}
+
 /* ---- merge rules, one input pair each ---- */
 
 static void test_merge_replace(void **state)
@@ -390,7 +444,19 @@ static const char *const samples[SVC_KIND_COUNT] = {
     [SVC_KIND_DEPLOY] = "{replicas: 1}",
     [SVC_KIND_ENV_FILE] = "[]",
     [SVC_KIND_SCALE] = "1",
+    [SVC_KIND_EXTENDS] = "db",
 };
+
+/* Keys whose value must name something that exists, or be one of a few words. */
+static const char *sample_of(const struct svc_key_desc *k)
+{
+	switch (k->id) {
+	case SVC_K_PULL_POLICY: return "missing";
+	case SVC_K_LINKS:
+	case SVC_K_VOLUMES_FROM: return "[db]";
+	default: return samples[k->kind];
+	}
+}
 
 /* Every key of the table (a sample value of its kind) in both files: each
  * is loaded, located and merged, and ASan (the unit tests run under it)
@@ -410,12 +476,12 @@ static void test_merge_everything(void **state)
 		assert_non_null(samples[k->kind]);
 		/* profiles: would make the service inactive */
 		if (k->id != SVC_K_PROFILES)
-			te_buf_addf(&svc, "    %s: %s\n", k->name, samples[k->kind]);
+			te_buf_addf(&svc, "    %s: %s\n", k->name, sample_of(k));
 	}
 	a = xasprintf("services:\n  web:\n%s  db:\n    image: pg\nsecrets:\n  s: {file: ./s}\n"
 		      "configs:\n  s: {file: ./s}\n",
 		      svc.data);
-	b = xasprintf("services:\n  web:\n%s", svc.data);
+	b = xasprintf("services:\n  web:\n%s  db:\n    image: pg\n", svc.data);
 	p = merged(a, b);
 	s = web(p);
 	for (size_t i = 0; i < SVC_K_COUNT; i++)
@@ -484,8 +550,8 @@ static const struct strict_case strict_cases[] = {
     {"services:\n  web:\n    image: x\n    port: [\"80\"]\n",
      "4:5: unknown key 'port' in services.web; did you mean 'ports'?"},
     {"services:\n  web:\n    imgae: x\n", "3:5: unknown key 'imgae' in services.web; did you mean 'image'?"},
-    {"services:\n  web:\n    image: x\n    links: [db]\n",
-     "4:5: services.web.links is not supported by taskenv"},
+    {"services:\n  web:\n    image: x\n    post_start: [{command: x}]\n",
+     "4:5: services.web.post_start is not supported by taskenv"},
     {"services:\n  web:\n    image: x\n    x-anything: {a: 1}\n", NULL},
     {"services:\n  web:\n    image: x\n    ports: [{target: 80, protocl: udp}]\n",
      "4:26: unknown key 'protocl' in services.web.ports; did you mean 'protocol'?"},
@@ -506,8 +572,9 @@ static const struct strict_case strict_cases[] = {
      "4:35: unknown key 'memry' in services.web.deploy.resources.limits; did you mean 'memory'?"},
     {"services:\n  web:\n    image: x\n    deploy: {resources: {reservations: {devices: []}}}\n",
      "4:41: services.web.deploy.resources.reservations.devices is not supported by taskenv"},
-    {"services:\n  web:\n    image: x\n    scale: 3\n",
-     "4:12: services.web.scale: 3 containers of a service are not supported by taskenv: it runs one"},
+    {"services:\n  web:\n    image: x\n    scale: 101\n", "4:12: services.web.scale must be from 0 to 100"},
+    {"services:\n  web:\n    image: x\n    scale: 2\n    deploy: {replicas: 3}\n",
+     "5:24: services.web.deploy.replicas: 3, but 2 is written too (scale and deploy.replicas must agree)"},
     {"services:\n  web:\n    build: {context: ., dockerfil: D}\n",
      "3:25: unknown key 'dockerfil' in services.web.build; did you mean 'dockerfile'?"},
     {"services:\n  web:\n    image: x\n    env_file: [{path: ./e, x-a: 1}]\n",
@@ -564,7 +631,7 @@ static void test_unset_variable_warns_once(void **state)
 				     "    environment:\n      A: $TE_KEYS_UNSET\n"
 				     "      B: ${TE_KEYS_UNSET:-d}\n      C: ${TE_KEYS_OTHER-}\n");
 	char *files[] = {path, NULL};
-	struct svc_load_opts o = {files, NULL};
+	struct svc_load_opts o = {.files = files};
 	te_autostrv char **warnings = NULL;
 	struct te_err err = {0};
 	struct svc_project *p;
@@ -589,7 +656,7 @@ static void test_warnings_capped(void **state)
 	te_autobuf struct te_buf text = TE_BUF_INIT(0);
 	te_autofree char *path = NULL;
 	char *files[] = {NULL, NULL};
-	struct svc_load_opts o = {files, NULL};
+	struct svc_load_opts o = {.files = files};
 	te_autostrv char **warnings = NULL;
 	struct te_err err = {0};
 	struct svc_project *p;
@@ -609,12 +676,19 @@ static void test_warnings_capped(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_table_consistent), cmocka_unit_test(test_spec_keys_known),
-	    cmocka_unit_test(test_merge_replace),    cmocka_unit_test(test_merge_override),
-	    cmocka_unit_test(test_merge_mapping),    cmocka_unit_test(test_merge_sequence),
-	    cmocka_unit_test(test_merge_unique),     cmocka_unit_test(test_merge_everything),
-	    cmocka_unit_test(test_edit_distance),    cmocka_unit_test(test_suggest),
-	    cmocka_unit_test(test_strict_levels),    cmocka_unit_test(test_unset_variable_warns_once),
+	    cmocka_unit_test(test_table_consistent),
+	    cmocka_unit_test(test_spec_keys_known),
+	    cmocka_unit_test(test_docs_key_table),
+	    cmocka_unit_test(test_merge_replace),
+	    cmocka_unit_test(test_merge_override),
+	    cmocka_unit_test(test_merge_mapping),
+	    cmocka_unit_test(test_merge_sequence),
+	    cmocka_unit_test(test_merge_unique),
+	    cmocka_unit_test(test_merge_everything),
+	    cmocka_unit_test(test_edit_distance),
+	    cmocka_unit_test(test_suggest),
+	    cmocka_unit_test(test_strict_levels),
+	    cmocka_unit_test(test_unset_variable_warns_once),
 	    cmocka_unit_test(test_warnings_capped),
 	};
 

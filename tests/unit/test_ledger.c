@@ -181,6 +181,44 @@ static void test_newer_schema_refused(void **state)
 	assert_non_null(strstr(err.msg, "is newer than this taskenv"));
 }
 
+/* Migration 7: a ledger of version 6 keeps its port rows, now replica 1. */
+static void test_ports_gain_replica(void **state)
+{
+	struct fx *f = *state;
+	struct ledger *l = open_ok(f->path);
+	struct te_err err = {0};
+	struct state_port *ports = NULL;
+	size_t n = 0;
+	int port = 0;
+
+	assert_int_equal(
+	    sqlite3_exec(
+		l->db,
+		"DROP TABLE ports;"
+		"CREATE TABLE ports(host_ip TEXT NOT NULL, host_port INTEGER NOT NULL, proto TEXT NOT NULL,"
+		" task TEXT NOT NULL, service TEXT NOT NULL, container_port INTEGER NOT NULL,"
+		" created INTEGER NOT NULL, PRIMARY KEY(host_ip, host_port, proto),"
+		" UNIQUE(task, service, container_port, proto));"
+		"INSERT INTO ports VALUES('127.0.0.1', 21005, 'tcp', 'old', 'web', 80, 1);"
+		"PRAGMA user_version = 6;",
+		NULL, NULL, NULL),
+	    SQLITE_OK);
+	state_close(l);
+	l = open_ok(f->path);
+	assert_int_equal(raw_int(f->path, "PRAGMA user_version"), state_schema_version());
+	assert_int_equal(state_port_list(l, "old", &ports, &n, &err), 0);
+	assert_int_equal(n, 1);
+	assert_int_equal(ports[0].replica, 1);
+	assert_int_equal(ports[0].host_port, 21005);
+	state_ports_free(ports, n);
+	/* The old row is replica 1's: the same port comes back for it. */
+	assert_int_equal(
+	    state_port_reserve(l, "old", "web", 80, "tcp", NULL, 0, 21000, 21009, NULL, NULL, &port, &err),
+	    0);
+	assert_int_equal(port, 21005);
+	state_close(l);
+}
+
 static void test_tasks(void **state)
 {
 	struct fx *f = *state;
@@ -810,6 +848,7 @@ int main(void)
 	    T(test_open_errors),
 	    T(test_reopen_keeps_id),
 	    T(test_newer_schema_refused),
+	    T(test_ports_gain_replica),
 	    T(test_tasks),
 	    T(test_task_delete_refused_while_owning),
 	    T(test_resource_lifecycle),

@@ -352,8 +352,8 @@ static const struct err_case err_cases[] = {
     {"services:\n  web:\n    image: a\n   bad: x\n",
      "4:4: did not find expected key while parsing a block mapping"},
     {"services:\n  web:\n    image: ${X:?need X}\n", "3:12: required variable X is missing a value: need X"},
-    {"services:\n  web:\n    image: \"a $ b\"\n",
-     "3:12: invalid interpolation format for \"a $ b\": you may need to escape any $ with "
+    {"services:\n  web:\n    image: \"a ${ b\"\n",
+     "3:12: invalid interpolation format for \"a ${ b\": you may need to escape any $ with "
      "another $"},
     {"services:\n  web:\n    image: x\n    volumes:\n      - cache:/c\n",
      "5:9: service 'web' refers to undefined volume 'cache'"},
@@ -526,12 +526,13 @@ static void test_load_long_syntax(void **state)
 
 static void test_find_compose_file_order(void **state)
 {
-	static const char *const order[] = {"docker-compose.yml", "docker-compose.yaml", "compose.yml",
+	/* compose-go's order (cli.DefaultFileNames) */
+	static const char *const order[] = {"docker-compose.yaml", "docker-compose.yml", "compose.yml",
 					    "compose.yaml"};
 	te_autofree char *dir = xasprintf("%s/find", tmpdir);
 	te_autofree char *want_err =
 	    xasprintf("no compose file in '%s' (looked for compose.yaml, compose.yml, "
-		      "docker-compose.yaml, docker-compose.yml); pass -f FILE",
+		      "docker-compose.yml, docker-compose.yaml); pass -f FILE",
 		      dir);
 	struct te_err err = {0};
 

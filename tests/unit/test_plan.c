@@ -48,6 +48,8 @@ static void project_init(struct svc_project *p, struct svc_service *s)
 {
 	memset(p, 0, sizeof(*p));
 	memset(s, 0, 3 * sizeof(*s));
+	for (int i = 0; i < 3; i++)
+		s[i].replicas = SVC_UNSET;
 	/* Declared out of dependency order on purpose. */
 	s[0].name = "worker";
 	s[0].image = "busybox";
@@ -338,13 +340,60 @@ static void test_engine_mapping(void **state)
 	assert_int_equal(system(rm), 0);
 }
 
+/* Replicas: one container per number, in dependency order, each labelled
+ * with its number; volumes_from names the task's first container of the
+ * service; a link's alias goes on the linked service's containers. */
+static void test_replicas_links_volumes_from(void **state)
+{
+	static char *vf[] = {"database:ro", "container:other", NULL};
+	static char *links[] = {"app:backend", NULL};
+	struct svc_project p;
+	struct svc_service s[3];
+	struct te_err err = {0};
+	struct svc_plan *plan;
+	te_autojson cJSON *b = NULL;
+	int ports[3] = {20001, 20002, 0};
+
+	project_init(&p, s);
+	s[1].replicas = 3;
+	s[1].container_name = NULL; /* a fixed name cannot be replicated */
+	s[1].volumes_from = vf;
+	s[0].links = links;
+	s[2].replicas = 0;
+	plan = svc_plan_build(&p, "t1", "abcd", &err);
+	assert_non_null(plan);
+	assert_int_equal(plan->n_containers, 4); /* database scaled to 0 */
+	assert_string_equal(plan->containers[0].name, "t1-app-1");
+	assert_string_equal(plan->containers[2].name, "t1-app-3");
+	assert_int_equal(plan->containers[2].number, 3);
+	assert_string_equal(plan->containers[3].name, "t1-worker-1");
+	for (size_t i = 0; i < 3; i++)
+		assert_string_equal(plan->containers[i].aliases[1], "backend");
+	b = svc_plan_container_body(plan, &plan->containers[1], ports);
+	assert_string_equal(cJSON_GetStringValue(cJSON_GetObjectItem(cJSON_GetObjectItem(b, "Labels"),
+								     "com.docker.compose.container-number")),
+			    "2");
+	{
+		te_autofree char *vfrom = cJSON_PrintUnformatted(
+		    cJSON_GetObjectItem(cJSON_GetObjectItem(b, "HostConfig"), "VolumesFrom"));
+
+		assert_string_equal(vfrom, "[\"t1-database-1:ro\",\"other\"]");
+	}
+	svc_plan_free(plan);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_names_and_order), cmocka_unit_test(test_container_body),
-	    cmocka_unit_test(test_mounts_body),	    cmocka_unit_test(test_network_volume_bodies),
-	    cmocka_unit_test(test_cycle),	    cmocka_unit_test(test_external_and_custom_networks),
-	    cmocka_unit_test(test_labels_match),    cmocka_unit_test(test_engine_mapping),
+	    cmocka_unit_test(test_names_and_order),
+	    cmocka_unit_test(test_container_body),
+	    cmocka_unit_test(test_mounts_body),
+	    cmocka_unit_test(test_network_volume_bodies),
+	    cmocka_unit_test(test_cycle),
+	    cmocka_unit_test(test_external_and_custom_networks),
+	    cmocka_unit_test(test_labels_match),
+	    cmocka_unit_test(test_engine_mapping),
+	    cmocka_unit_test(test_replicas_links_volumes_from),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -405,7 +405,7 @@ static void test_warnings(void **state)
 	te_autofree char *bad = write_in("warn-bad", "compose.yaml",
 					 "services:\n  s:\n    image: x\n    logging: {}\n    bogus: 1\n");
 	char *files[] = {bad, NULL};
-	struct svc_load_opts o = {files, NULL};
+	struct svc_load_opts o = {.files = files};
 	te_autostrv char **warnings = NULL;
 	struct te_err err = {0};
 

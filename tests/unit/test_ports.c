@@ -116,6 +116,37 @@ static void test_reuse_same_key(void **state)
 	assert_int_not_equal(reserve(f->l, "t1", "web", 443, 0, 30000, 30099, NULL), p1);
 }
 
+/* Replicas each hold their own port; replica 1 is the plain reservation;
+ * a replica's ports go when it is scaled away, the others stay. */
+static void test_replicas_own_ports(void **state)
+{
+	struct fx *f = *state;
+	struct te_err err = {0};
+	struct state_port *ports = NULL;
+	size_t n = 0;
+	int p[4] = {0};
+
+	p[1] = reserve(f->l, "rep", "web", 80, 0, 33000, 33099, NULL);
+	for (int r = 2; r <= 3; r++)
+		assert_int_equal(state_port_reserve_replica(f->l, "rep", "web", r, 80, "tcp", NULL, 0, 33000,
+							    33099, NULL, NULL, &p[r], &err),
+				 0);
+	assert_int_not_equal(p[1], p[2]);
+	assert_int_not_equal(p[2], p[3]);
+	assert_int_not_equal(p[1], p[3]);
+	assert_int_equal(state_port_reserve_replica(f->l, "rep", "web", 1, 80, "tcp", NULL, 0, 33000, 33099,
+						    NULL, NULL, &p[0], &err),
+			 0);
+	assert_int_equal(p[0], p[1]);
+	assert_int_equal(state_port_release_replica(f->l, "rep", "web", 2, &err), 0);
+	assert_int_equal(state_port_list(f->l, "rep", &ports, &n, &err), 0);
+	assert_int_equal(n, 2);
+	assert_int_equal(ports[0].replica, 1);
+	assert_int_equal(ports[1].replica, 3);
+	assert_int_equal(ports[1].host_port, p[3]);
+	state_ports_free(ports, n);
+}
+
 static void test_same_start_is_stable(void **state)
 {
 	struct fx *f = *state;
@@ -460,6 +491,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    T(test_reuse_same_key),
+	    T(test_replicas_own_ports),
 	    T(test_same_start_is_stable),
 	    T(test_different_tasks_different_ports),
 	    T(test_hint),
