@@ -44,6 +44,15 @@ engine_env() {
 	# the bottom, and engines started side by side never share a block.
 	TASKENV_SUBNET_POOL="10.$(cat "$WORK/engine/netblock").128.0/17"
 	export TASKENV_SUBNET_POOL
+	# The two engines' suites run side by side (ctest -j2) with ledgers of their own,
+	# and the same task names hash to the same ports: each engine gets its own half of
+	# the default range, so a port one suite probed free is not bound by the other
+	# before its container starts.
+	case $ENGINE_KIND in
+	docker) TASKENV_PORT_RANGE=20000-24999 ;;
+	*) TASKENV_PORT_RANGE=25000-29999 ;;
+	esac
+	export TASKENV_PORT_RANGE
 }
 
 # Outside CI an engine that cannot start skips the run (77), saying why.
