@@ -227,7 +227,8 @@ test_json_shapes() {
 		fail "top --json: $out"
 	cfg="$WORK/settings.yaml"
 	printf 'port_range: 21000-21999\nlimits:\n  memory: 1g\n' >"$cfg"
-	out=$(TASKENV_CONFIG=$cfg TASKENV_LIMIT_PIDS=64 te settings --json)
+	# (run.sh gives each engine a TASKENV_PORT_RANGE, which would win over the file)
+	out=$(unset TASKENV_PORT_RANGE && TASKENV_CONFIG=$cfg TASKENV_LIMIT_PIDS=64 te settings --json)
 	jq -e --arg f "$cfg" '.schema_version == 1 and .config_file == $f and .config_file_exists == true and
 		(.settings[] | select(.key == "port_range") | .value == "21000-21999" and .source == "config file") and
 		(.settings[] | select(.key == "limits.memory") | .value == "1g") and
@@ -250,7 +251,7 @@ test_settings_port_range() {
 	printf 'port_range: 23456-23460\n' >"$cfg"
 	d=$(mktemp -d "$WORK/proj.XXXX")
 	verbs_file "$d"
-	(cd "$d" && TASKENV_CONFIG=$cfg te up -t pr >/dev/null 2>&1)
+	(cd "$d" && unset TASKENV_PORT_RANGE && TASKENV_CONFIG=$cfg te up -t pr >/dev/null 2>&1)
 	port=$(task_port pr web 80)
 	if [ "$port" -lt 23456 ] || [ "$port" -gt 23460 ]; then fail "port $port outside the configured range"; fi
 	te down -t pr --volumes --timeout 0 >/dev/null
@@ -354,7 +355,7 @@ test_agents_md() {
 	assert_contains "$out" "## Isolation (taskenv"
 	assert_contains "$out" "$ENGINE_KIND"
 	assert_contains "$out" "127.0.0.1"
-	assert_contains "$out" "20000-29999"
+	assert_contains "$out" "$TASKENV_PORT_RANGE"
 	assert_contains "$out" "$TASKENV_STATE"
 	assert_contains "$out" "If the required boundary is unavailable, stop and report"
 	assert_contains "$out" 'in the Compose file): postgres, rabbitmq, s3. Each gives the task'
