@@ -496,6 +496,10 @@ static void r_netmode(struct gate *g, const struct gate_at *at, const struct gat
 				 xasprintf("%s is not a container of this task", m));
 		return;
 	}
+	/* Not written: the plan's primary network, which its endpoint names
+	 * too (judged there, under networks:). */
+	if (at->svc && !at->svc->key_loc[SVC_K_NETWORK_MODE].line)
+		return;
 	gate_network_use(g, at, "network_mode", m);
 }
 

@@ -383,10 +383,11 @@ static void build_param(struct gate *g, const struct gate_at *at, const char *k,
 	}
 	if (strcmp(k, "networkmode") == 0) {
 		if (strcmp(v, "host") == 0)
-			gate_add(g, at, "build.network", "host-network", xstrdup("build.network: host"));
-		else if (*v && strcmp(v, "default") != 0)
+			gate_add(g, at, "build.network", "host-network",
+				 xstrdup("build.network: host shares the host's network"));
+		else if (*v && strcmp(v, "default") != 0 && strcmp(v, "none") != 0)
 			gate_add(g, at, "build.network", NULL,
-				 xasprintf("build.network: '%s' (only the default)", v));
+				 xasprintf("build.network: '%s' (only the default, or none)", v));
 		return;
 	}
 	gate_add(g, at, "build", NULL, xasprintf("build parameter '%s' is one taskenv never sends", k));
