@@ -615,6 +615,46 @@ test_hostile_volumes_from_other_task() {
 	assert_eq "$(count_task_objects vf-victim)" "0"
 }
 
+# The project can change between any two verbs. A bind directory swapped
+# for a symlink to /etc after up: restart (and start) judge the live binds
+# again and refuse; run judges the file as it is now (edited to mount /)
+# with the exceptions of the latest up; exec --privileged needs privileged.
+test_hostile_after_up() {
+	local d out rc=0
+	d=$(mktemp -d "$WORK/host.XXXX")
+	mkdir -p "$d/data"
+	printf 'services:\n  a:\n    image: taskenv-test/busybox:1\n    command: ["sh", "-c", "trap %s TERM; while :; do sleep 1; done"]\n    volumes: ["./data:/d"]\n    stop_grace_period: 1s\n' "'exit 0'" >"$d/compose.yaml"
+	(cd "$d" && te up -t swap >"$WORK/swap.log" 2>&1) || { cat "$WORK/swap.log" >&2; fail "up"; }
+	assert_eq "$(api GET /containers/swap-a-1/json | jq -r '.HostConfig.Binds[0]')" "$(realpath "$d")/data:/d"
+	rmdir "$d/data" 2>/dev/null || rm -rf "$d/data"
+	ln -s /etc "$d/data"
+	out=$(cd "$d" && te restart -t swap 2>&1) || rc=$?
+	assert_eq "$rc" "1" "(restart after the swap: $out)"
+	assert_contains "$out" "'/etc' is a system path"
+	assert_contains "$out" "refused"
+	te stop -t swap --timeout 1 >/dev/null 2>&1
+	rc=0
+	out=$(cd "$d" && te start -t swap 2>&1) || rc=$?
+	assert_eq "$rc" "1" "(start after the swap: $out)"
+	assert_eq "$(api GET /containers/swap-a-1/json | jq -r .State.Running)" "false"
+	rm "$d/data" && mkdir "$d/data"
+	(cd "$d" && te start -t swap >/dev/null 2>&1) || fail "start with the directory back"
+	# run after the file was edited to add /:/host
+	printf 'services:\n  a:\n    image: taskenv-test/busybox:1\n    command: ["sleep", "600"]\n    volumes: ["./data:/d", "/:/host"]\n' >"$d/compose.yaml"
+	rc=0
+	out=$(cd "$d" && te run -t swap --rm a true 2>&1) || rc=$?
+	assert_eq "$rc" "1" "(run after the edit: $out)"
+	assert_contains "$out" "refused"
+	assert_eq "$(api GET '/containers/json?all=1' | jq '[.[] | select(.Names[0] | startswith("/swap-a-run"))] | length')" "0"
+	rc=0
+	out=$(cd "$d" && te exec -t swap --privileged a true 2>&1) || rc=$?
+	assert_eq "$rc" "1" "(exec --privileged: $out)"
+	assert_contains "$out" "needs --allow privileged"
+	(cd "$d" && te exec -t swap a true) || fail "exec without --privileged"
+	te down -t swap --volumes --timeout 2 >/dev/null
+	assert_eq "$(count_task_objects swap)" "0"
+}
+
 # links: an alias of the linked service on the task's network;
 # network_mode service:NAME: the sidecar shares NAME's network namespace;
 # depends_on restart: true: restarting the dependency restarts the dependant.
