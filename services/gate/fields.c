@@ -258,9 +258,11 @@ static void judge_bind(struct gate *g, const struct gate_at *at, const char *bin
 		next = strchr(o, ',');
 		if (next)
 			*next++ = '\0';
+		/* A live container's Binds carry the engine's own options
+		 * (Podman: rprivate, rbind, ...): at start only the path matters. */
 		if (strcmp(o, "ro") == 0)
 			ro = true;
-		else if (strcmp(o, "rw") != 0 && strcmp(o, "nocopy") != 0)
+		else if (!paths_only && strcmp(o, "rw") != 0 && strcmp(o, "nocopy") != 0)
 			gate_add(g, &a, key, NULL, xasprintf("bind option '%s' of '%s'", o, bind));
 	}
 	if (copy[0] == '/')

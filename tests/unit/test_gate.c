@@ -387,8 +387,10 @@ static void test_start_after_swap(void **state)
 	struct te_err err = {0};
 
 	(void)state;
+	/* Podman's inspect adds its own options to each bind. */
 	swapped = xasprintf("{\"Name\":\"/t1-web-1\",\"Config\":{\"Labels\":{" OURS "}},"
-			    "\"HostConfig\":{\"Binds\":[\"%s:/d\"]}}",
+			    "\"HostConfig\":{\"Binds\":[\"%s:/d:rw,rprivate,nosuid,nodev,rbind\","
+			    "\"t1_data:/v:rw,rprivate,nosuid,nodev,rbind\"]}}",
 			    data);
 	gate_init(&g, NULL, true);
 	assert_int_equal(gate_judge(&g, "POST", "/containers/c-swap/start", "", NULL, &err), 0);
