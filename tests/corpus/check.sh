@@ -24,25 +24,19 @@ failed=0 n=0 checked=0 refusals=0
 ERRS=$(mktemp)
 trap 'rm -f "$ERRS"' EXIT
 
-run_one() {
-	local dir=$1 args=() files=() envs=() f
-	if [ -f "$dir/files" ]; then mapfile -t files <"$dir/files"; else files=(compose.yaml); fi
-	for f in "${files[@]}"; do args+=(-f "$f"); done
-	if [ -f "$dir/args" ]; then read -ra extra <"$dir/args" && args+=("${extra[@]}"); fi
-	if [ -f "$dir/env" ]; then mapfile -t envs <"$dir/env"; fi
-	(cd "$dir" && env -i PATH="$PATH" HOME=/corpus-home "${envs[@]}" \
-		"$TASKENV" config -t corpus --format json "${args[@]}")
-}
-
-run_check() {
-	local dir=$1 args=() files=() envs=() f
+# run_verb DIR VERB ARGS...: taskenv VERB on DIR's files (files, args, env).
+run_verb() {
+	local dir=$1 verb=$2 args=() files=() envs=() f
+	shift 2
 	if [ -f "$dir/files" ]; then mapfile -t files <"$dir/files"; else files=(compose.yaml); fi
 	for f in "${files[@]}"; do args+=(-f "$f"); done
 	if [ -f "$dir/args" ]; then read -ra extra <"$dir/args" && args+=("${extra[@]}"); fi
 	if [ -f "$dir/env" ]; then mapfile -t envs <"$dir/env"; fi
 	(cd "$dir" && env -i PATH="$PATH" HOME=/corpus-home TASKENV_TASK=corpus TASKENV_CONFIG=/nonexistent \
-		"${envs[@]}" "$TASKENV" check "${args[@]}" 2>/dev/null)
+		"${envs[@]}" "$TASKENV" "$verb" "$@" "${args[@]}")
 }
+run_one() { run_verb "$1" config -t corpus --format json; }
+run_check() { run_verb "$1" check 2>/dev/null; }
 
 # The gate's verdict on a benign entry: exit 0; or expected.check's findings.
 check_gate() {
