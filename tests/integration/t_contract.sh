@@ -165,6 +165,73 @@ test_verify_catches_removed_resource() {
 	te down -t vgone --volumes --timeout 1 >/dev/null 2>&1
 	assert_eq "$(count_task_objects vgone)" "0"
 }
+# Issue 13 acceptance 2: verify sees what the gate enforces. Each runtime
+# case applied by hand with Engine calls of the test's own (containers
+# carrying the task's labels that join a task container's network or PID
+# namespace, add a capability, turn seccomp off, run privileged, take a
+# device, mount /etc; and a declared bind directory swapped for a symlink
+# to /etc after up) makes verify FAIL naming the container and the field.
+# Then the cross-task probe: from inside vgate's container, another task's
+# container answers ping (OPEN, the engine firewall's) or not (PASS); not
+# counted in the exit code unless --strict.
+test_verify_sees_the_gate() {
+	local repo web out rc=0 ids=() id c line
+	repo=$(contract_repo)
+	(cd "$repo" && te up -t vgate >/dev/null 2>&1) || fail "up vgate"
+	out=$(te verify -t vgate) || fail "verify failed before the breaks: $out"
+	assert_contains "$out" "PASS  hostconfig    vgate-web-1: namespaces, privileged"
+	web=$(api GET /containers/vgate-web-1/json | jq -r .Id)
+	ids+=("$(hand_container vgate vgate-netns-1 "{\"HostConfig\": {\"NetworkMode\": \"container:$web\"}}")")
+	ids+=("$(hand_container vgate vgate-pidns-1 "{\"HostConfig\": {\"PidMode\": \"container:$web\"}}")")
+	ids+=("$(hand_container vgate vgate-cap-1 '{"HostConfig": {"CapAdd": ["SYS_ADMIN"]}}')")
+	ids+=("$(hand_container vgate vgate-secopt-1 '{"HostConfig": {"SecurityOpt": ["seccomp=unconfined"]}}')")
+	ids+=("$(hand_container vgate vgate-priv-1 '{"HostConfig": {"Privileged": true}}')")
+	ids+=("$(hand_container vgate vgate-dev-1 '{"HostConfig": {"Devices": [{"PathOnHost": "/dev/null", "PathInContainer": "/dev/xnull", "CgroupPermissions": "rwm"}]}}')")
+	ids+=("$(hand_container vgate vgate-etc-1 '{"HostConfig": {"Binds": ["/etc:/host-etc:ro"]}}')")
+	mv "$repo/data" "$repo/data.orig"
+	ln -s /etc "$repo/data"
+	out=$(te verify -t vgate) || rc=$?
+	rm "$repo/data"
+	mv "$repo/data.orig" "$repo/data"
+	for id in "${ids[@]}"; do api DELETE "/containers/$id?force=1" >/dev/null; done
+	assert_eq "$rc" "1"
+	assert_contains "$out" "FAIL  hostconfig    vgate-netns-1: HostConfig.NetworkMode is 'container:"
+	assert_contains "$out" "FAIL  hostconfig    vgate-pidns-1: HostConfig.PidMode is 'container:"
+	for c in "vgate-cap-1: HostConfig.CapAdd has '" "vgate-secopt-1: HostConfig.SecurityOpt has '" \
+		"vgate-priv-1: HostConfig.Privileged is true" "vgate-dev-1: HostConfig.Devices has '/dev/null'" \
+		"vgate-etc-1: bind source '/etc' (at /host-etc)"; do
+		assert_contains "$out" "FAIL  hostconfig    $c"
+	done
+	line=$(grep "vgate-cap-1: HostConfig.CapAdd" <<<"$out")
+	assert_contains "$line" "SYS_ADMIN"
+	line=$(grep "vgate-secopt-1: HostConfig.SecurityOpt" <<<"$out")
+	assert_contains "$line" "unconfined"
+	assert_contains "$out" "FAIL  hostconfig    vgate-web-1: bind source '$repo/data' (at /data) now resolves to '/etc', not '$repo/data'"
+	out=$(te verify -t vgate) || fail "verify after the breaks were undone: $out"
+	# Cross-task: another task's container, then the probe from vgate's.
+	mkdir -p "$repo/other"
+	printf 'services:\n  o:\n    image: taskenv-test/busybox:1\n    command: ["sleep", "3600"]\n' >"$repo/other/compose.yaml"
+	(cd "$repo/other" && te up -t vgate-o >/dev/null 2>&1) || fail "up vgate-o"
+	rc=0
+	out=$(te verify -t vgate) || rc=$?
+	line=$(grep "cross-task" <<<"$out") || fail "no cross-task line: $out"
+	log "    $line"
+	case $line in
+	"OPEN  cross-task    vgate: from "*)
+		assert_eq "$rc" "0" "(OPEN is not counted without --strict)"
+		rc=0
+		te verify -t vgate --strict >/dev/null || rc=$?
+		assert_eq "$rc" "1" "(--strict counts OPEN)" ;;
+	"PASS  cross-task    vgate: from "*)
+		assert_eq "$rc" "0"
+		te verify -t vgate --strict >/dev/null || fail "--strict failed with the cross-task probe passing" ;;
+	*) fail "cross-task is neither OPEN nor PASS: $line" ;;
+	esac
+	te down -t vgate-o --timeout 1 >/dev/null 2>&1
+	te down -t vgate --volumes --timeout 1 >/dev/null 2>&1
+	assert_eq "$(count_task_objects vgate)$(count_task_objects vgate-o)" "00"
+}
+
 # Acceptance 2, break 4 ("a credential granted across tasks by hand") needs
 # the drivers (issue 4): the probe hook is check_credentials in
 # services/verify.c; its test lands with the merge.
