@@ -444,6 +444,10 @@ static void check_ns(struct verify *v, const char *cname, const cJSON *hc, const
 
 	if (!live || !is_join(live) || (was && strcmp(live, was) == 0))
 		return;
+	/* The engine's own default when the body set none: dockerd on cgroup
+	 * v1 (or with default-cgroupns-mode host) reports "host". */
+	if (strcmp(field, "CgroupnsMode") == 0 && strcmp(live, "host") == 0 && (!was || !*was))
+		return;
 	live_id = joined_id(v, live);
 	was_id = was ? joined_id(v, was) : NULL;
 	if (live_id && was_id && strcmp(live_id, was_id) == 0)

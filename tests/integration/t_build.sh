@@ -156,7 +156,7 @@ YAML
 		assert_contains "$OUT" "compose.yaml:5:16: services.app.build.network: 'host' refused"
 		# shellcheck disable=SC2086
 		expect_exit 1 te $verb -f "$dir/ctx/compose.yaml"
-		assert_contains "$OUT" "compose.yaml:3:5: services.app.build: context '$dir/ctx/root' resolves to '/', outside the project"
+		assert_contains "$OUT" "compose.yaml:4:7: services.app.build: context '$dir/ctx/root' resolves to '/', outside the project"
 		# shellcheck disable=SC2086
 		expect_exit 1 te $verb -f "$dir/df/compose.yaml"
 		assert_contains "$OUT" "dockerfile '../../../../../../etc/hostname' resolves to '/etc/hostname', outside the project"

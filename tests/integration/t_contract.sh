@@ -294,3 +294,88 @@ test_evidence_folder() {
 	(cd "$repo" && te worktree remove e1 --force --delete-branch >/dev/null)
 	assert_eq "$(count_task_objects e1)" "0"
 }
+
+# Issue 13, git: the repository's own config is untrusted. A hostile
+# .git/config (core.fsmonitor and filter clean/smudge commands writing
+# marker files, core.worktree = /, a post-checkout hook, an alias named
+# like a built-in) runs nothing through taskenv's git commands (worktree
+# add / remove, contract's status and diff, evidence), and the project
+# boundary is the directory holding .git, not "/": the worktree lands next
+# to the repository and the contract names it.
+test_git_hostile_config() {
+	local repo wt marks j dir
+	repo=$(contract_repo)
+	marks="$WORK/git-marks"
+	mkdir -p "$marks"
+	echo '* filter=hostile' >"$repo/.gitattributes"
+	git -C "$repo" add .gitattributes
+	git -C "$repo" -c user.email=t@example.com -c user.name=t commit -qm attrs
+	cat >>"$repo/.git/config" <<EOF2
+[core]
+	fsmonitor = "touch $marks/fsmonitor; false"
+	worktree = /
+[filter "hostile"]
+	clean = "touch $marks/clean; cat"
+	smudge = "touch $marks/smudge; cat"
+[alias]
+	status = "!touch $marks/alias"
+EOF2
+	mkdir -p "$repo/.git/hooks"
+	printf '#!/bin/sh\ntouch %s/hook\n' "$marks" >"$repo/.git/hooks/post-checkout"
+	chmod +x "$repo/.git/hooks/post-checkout"
+	# The same config does run things under a plain git: the probe works.
+	echo probe >>"$repo/notes.txt"
+	git -C "$repo" -c core.worktree="$repo" status >/dev/null 2>&1 || true
+	git -C "$repo" checkout -q -- notes.txt
+	[ -e "$marks/fsmonitor" ] || [ -e "$marks/clean" ] || fail "the hostile config runs nothing even under plain git"
+	rm -f "$marks"/*
+	(cd "$repo" && te worktree add gh >/dev/null) || fail "worktree add in the hostile repository"
+	wt="$repo-gh"
+	[ -f "$wt/.git" ] || fail "no worktree at $wt (the boundary came from core.worktree?)"
+	(cd "$wt" && te up >/dev/null 2>&1) || fail "up in the worktree"
+	echo "changed" >>"$wt/notes.txt"
+	j=$(te contract -t gh --format json) || fail "contract"
+	assert_eq "$(jq -r .source.worktree_path <<<"$j")" "$(realpath "$wt")"
+	assert_eq "$(jq -r .source.dirty_files <<<"$j")" "1"
+	dir="$WORK/evidence-gh"
+	te evidence -t gh -o "$dir" >/dev/null || fail "evidence"
+	assert_contains "$(cat "$dir/git-status.txt")" " M notes.txt"
+	te down -t gh --volumes --timeout 1 >/dev/null 2>&1
+	(cd "$repo" && te worktree remove gh --force --delete-branch >/dev/null) || fail "worktree remove"
+	assert_eq "$(find "$marks" -type f | wc -l)" "0" "(markers written: $(ls "$marks"))"
+	assert_eq "$(count_task_objects gh)" "0"
+}
+
+# Issue 13, evidence -o DIR: an existing non-empty folder is refused (a
+# pre-planted symlink to a file of the user's is not written through), a
+# DIR that is itself a symlink is refused, nothing outside DIR changes; an
+# existing empty folder is used.
+test_evidence_refuses_planted() {
+	local repo dir victim out rc=0
+	repo=$(contract_repo)
+	(cd "$repo" && te up -t evp >/dev/null 2>&1) || fail "up evp"
+	victim="$WORK/victim.txt"
+	echo "precious" >"$victim"
+	dir="$WORK/evidence-planted"
+	mkdir -p "$dir"
+	ln -s "$victim" "$dir/contract.md"
+	out=$(te evidence -t evp -o "$dir" 2>&1) || rc=$?
+	assert_eq "$rc" "2" "(evidence into a non-empty folder: $out)"
+	assert_contains "$out" "exists and is not empty"
+	assert_eq "$(cat "$victim")" "precious"
+	assert_eq "$(find "$dir" -mindepth 1 | wc -l)" "1" "(files written into the refused folder)"
+	# DIR itself a symlink to an (empty) folder elsewhere.
+	mkdir -p "$WORK/elsewhere"
+	ln -s "$WORK/elsewhere" "$WORK/evidence-link"
+	rc=0
+	out=$(te evidence -t evp -o "$WORK/evidence-link" 2>&1) || rc=$?
+	[ "$rc" != 0 ] || fail "evidence wrote through a symlinked DIR"
+	assert_contains "$out" "symlink"
+	assert_eq "$(find "$WORK/elsewhere" -mindepth 1 | wc -l)" "0"
+	# An empty folder is fine.
+	mkdir -p "$WORK/evidence-empty"
+	te evidence -t evp -o "$WORK/evidence-empty" >/dev/null || fail "evidence into an empty folder"
+	[ -s "$WORK/evidence-empty/contract.json" ] || fail "no contract.json"
+	te down -t evp --volumes --timeout 1 >/dev/null 2>&1
+	assert_eq "$(count_task_objects evp)" "0"
+}
