@@ -579,7 +579,7 @@ test_pg_template_grant() {
 	# The file cannot grant it to itself.
 	sed -i 's/^x-taskenv:$/x-taskenv:\n  allow: [template:app_tpl]/' "$dir/compose.yaml"
 	expect_exit 1 te up -t tg-a -f "$dir/compose.yaml"
-	assert_contains "$OUT" "is not granted"
+	assert_contains "$OUT" "needs --allow template:app_tpl"
 	assert_no_trace tg-a
 	# Granted from the user config: comes up.
 	printf 'allow: [template:app_tpl]\n' >"$dir/config.yaml"
