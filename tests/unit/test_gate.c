@@ -464,8 +464,8 @@ static void test_exception_names(void **state)
 	    "privileged",     "host-cgroupns",	"seccomp-profile", "external-network", "external-volume",
 	    "network-driver", "volume-driver",	"runtime",	   "log-driver",       "host-credentials",
 	    "template:base",  "path:/srv/data", "cap:SYS_ADMIN",   "public-port"};
-	static const char *const bad[] = {
-	    "other-container", "privilegd", "cap:", "path:rel", "template:", "cap:A B"};
+	static const char *const bad[] = {"other-container", "privilegd", "cap:",	  "path:rel",
+					  "template:",	     "cap:A B",	  "template:a b", "template:a;drop"};
 	char *list[] = {(char *)"privileged", (char *)"nope", NULL};
 	struct te_err err = {0};
 
