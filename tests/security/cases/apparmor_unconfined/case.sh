@@ -1,0 +1,2 @@
+# AppArmor off
+KEY=security_opt ALLOW=refused LINE=6

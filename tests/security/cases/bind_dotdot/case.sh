@@ -1,0 +1,2 @@
+# .. above the repository
+KEY=volumes ALLOW='bind-outside-project' LINE=6

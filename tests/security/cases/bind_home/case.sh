@@ -1,0 +1,2 @@
+# $HOME itself
+KEY=volumes ALLOW='bind-home' LINE=6

@@ -1,0 +1,2 @@
+# $HOME written as an absolute path
+KEY=volumes ALLOW='bind-home' LINE=6

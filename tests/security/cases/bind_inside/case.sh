@@ -1,0 +1,3 @@
+# benign: a bind inside the project
+VERB=benign
+setup() { mkdir -p data; }

@@ -1,0 +1,2 @@
+# benign: the Compose file in docker/ mounts .. (the repository)
+VERB=benign CWD=docker FILE=docker/compose.yaml

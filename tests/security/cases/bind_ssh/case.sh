@@ -1,0 +1,2 @@
+# ~/.ssh
+KEY=volumes ALLOW='bind-credentials' LINE=6

@@ -1,0 +1,2 @@
+# a Dockerfile above the repository
+KEY='build|dockerfile' ALLOW=. LINE=8

@@ -1,0 +1,2 @@
+# sys_admin in lower case with the CAP_ prefix is still SYS_ADMIN
+KEY=cap_add ALLOW='cap:SYS_ADMIN' LINE=6

@@ -1,0 +1,2 @@
+# a host device node
+KEY=devices ALLOW=devices LINE=6

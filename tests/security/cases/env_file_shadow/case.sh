@@ -1,0 +1,2 @@
+# the host's /etc/shadow into the environment
+KEY=env_file ALLOW=. LINE=6

@@ -1,0 +1,3 @@
+# a host credential passed in by interpolation
+KEY=environment ALLOW=host-credentials LINE=7
+export AWS_SECRET_ACCESS_KEY=sectests-not-a-real-key

@@ -1,0 +1,3 @@
+# a host credential passed in by name
+KEY=environment ALLOW=host-credentials LINE=6
+export GITHUB_TOKEN=ghp_sectests_not_a_real_token

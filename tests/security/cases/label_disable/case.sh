@@ -1,0 +1,2 @@
+# SELinux labels off
+KEY=security_opt ALLOW=refused LINE=6

@@ -1,0 +1,2 @@
+# any io.taskenv. label is reserved
+KEY=labels ALLOW=refused LINE=6

@@ -1,0 +1,2 @@
+# benign: /etc/localtime and /etc/timezone read-only, as written
+VERB=benign

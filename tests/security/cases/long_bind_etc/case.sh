@@ -1,0 +1,2 @@
+# /etc as a long-syntax bind
+KEY=volumes ALLOW='bind-system' LINE=7

@@ -1,0 +1,2 @@
+# a fixed MAC address
+KEY=mac_address ALLOW=mac-address LINE=6

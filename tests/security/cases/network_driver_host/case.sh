@@ -1,0 +1,2 @@
+# a network of the host driver
+KEY='networks|driver' ALLOW=. LINE=8

@@ -1,0 +1,2 @@
+# a macvlan network (on the host's interface)
+KEY='networks|driver' ALLOW=. LINE=8

@@ -1,0 +1,2 @@
+# benign: no-new-privileges
+VERB=benign

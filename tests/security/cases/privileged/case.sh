@@ -1,0 +1,2 @@
+# privileged: every device, every capability, no seccomp
+KEY=privileged ALLOW=privileged LINE=6

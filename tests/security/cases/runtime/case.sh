@@ -1,0 +1,2 @@
+# another OCI runtime
+KEY=runtime ALLOW=. LINE=6

@@ -1,0 +1,2 @@
+# seccomp off
+KEY=security_opt ALLOW=refused LINE=6

@@ -1,0 +1,3 @@
+# a secret taken from a host credential variable
+KEY=secrets ALLOW=host-credentials LINE=9
+export GITHUB_TOKEN=ghp_sectests_not_a_real_token

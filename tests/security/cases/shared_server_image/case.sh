@@ -1,0 +1,2 @@
+# the shared server's image named in the Compose file
+KEY=image ALLOW=. LINE=4

@@ -1,0 +1,2 @@
+# the default docker socket path
+KEY=volumes ALLOW=engine-socket LINE=6

@@ -1,0 +1,2 @@
+# the engine socket as a long-syntax bind
+KEY=volumes ALLOW=engine-socket LINE=7

@@ -1,0 +1,2 @@
+# the directory that holds this engine's socket
+KEY=volumes ALLOW=engine-socket LINE=6

@@ -1,0 +1,2 @@
+# benign: a namespaced sysctl
+VERB=benign

@@ -1,0 +1,2 @@
+# template: the server's system database postgres
+KEY=template ALLOW='template:postgres|refused' LINE=7

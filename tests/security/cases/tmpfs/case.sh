@@ -1,0 +1,2 @@
+# benign: a tmpfs
+VERB=benign

@@ -1,0 +1,2 @@
+# the host's uts namespace (sethostname on the host)
+KEY=uts ALLOW='host-uts|refused' LINE=6

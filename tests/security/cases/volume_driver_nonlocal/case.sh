@@ -1,0 +1,2 @@
+# a volume driver other than local
+KEY='volumes|driver' ALLOW=. LINE=9
