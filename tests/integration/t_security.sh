@@ -51,7 +51,6 @@ victim_up() {
 			'    command: ["sleep", "600"]' '    stop_grace_period: 1s' '    volumes: ["data:/data"]' \
 			'volumes:' '  data: {}' >"$vdir/compose.yaml"
 	fi
-	SEC_TASKS+=("$VICTIM")
 	(cd "$vdir" && te up -t "$VICTIM" >"$SEC_BASE/victim.log" 2>&1) || {
 		cat "$SEC_BASE/victim.log" >&2
 		fail "up of the victim task $VICTIM"
@@ -68,8 +67,8 @@ subst() {
 
 # tag_image SRC REPO TAG: an extra tag the case owns (removed at the end).
 tag_image() {
+	printf '%s:%s\n' "$2" "$3" >>"$SEC_BASE/images"
 	api POST "/images/$1/tag?repo=$2&tag=$3" >/dev/null
-	SEC_IMAGES+=("$2:$3")
 }
 
 # ---- the runner ----
@@ -79,7 +78,9 @@ sec_teardown() {
 	for t in "${SEC_TASKS[@]}"; do
 		te down -t "$t" --volumes --rmi all --timeout 1 >/dev/null 2>&1 || true
 	done
-	for i in "${SEC_IMAGES[@]}"; do api DELETE "/images/$i?force=1" >/dev/null 2>&1 || true; done
+	if [ -f "$SEC_BASE/images" ]; then
+		while read -r i; do api DELETE "/images/$i?force=1" >/dev/null 2>&1 || true; done <"$SEC_BASE/images"
+	fi
 }
 
 # sec_out_finding WHAT TEXT: TEXT holds the finding the case expects: a line
@@ -129,7 +130,7 @@ sec_after_up() {
 	case $VERB in start) sec_ok stop -t "$SEC_TASK" --timeout 1 ;; esac
 	before=$(sec_containers "$SEC_TASK")
 	[ -n "$before" ] || fail "no container of $SEC_TASK after up"
-	(cd "$SEC_DIR" && mutate)
+	(cd "$SEC_DIR" && case_mutate)
 	# shellcheck disable=SC2086 # VERB_ARGS is a word list
 	err=$(cd "$SEC_DIR/$CWD" && te "$VERB" -t "$SEC_TASK" $VERB_ARGS 2>&1 >"$SEC_BASE/verb.out") || rc=$?
 	grep -Eqx -- "$RC" <<<"$rc" || fail "$VERB: expected exit $RC, got $rc: $err"
@@ -144,7 +145,7 @@ sec_benign() {
 	sec_ok check
 	sec_ok up -t "$SEC_TASK"
 	grep -q ' true$' <<<"$(sec_containers "$SEC_TASK")" || fail "no container of $SEC_TASK is running"
-	if declare -F after >/dev/null; then (cd "$SEC_DIR" && after); fi
+	if declare -F case_after >/dev/null; then (cd "$SEC_DIR" && case_after); fi
 	te down -t "$SEC_TASK" --volumes --timeout 1 >/dev/null
 	assert_eq "$(count_task_objects "$SEC_TASK")" "0"
 }
@@ -153,10 +154,12 @@ sec_case() {
 	local name=$1 src=$SEC_CASES/$1
 	# the case's expectation (tests/security/README.md), defaults first
 	VERB=file RC=1 KEY=. ALLOW=. LINE= FILE=compose.yaml CWD=. CHECK_RC=0 VERB_ARGS=
-	SEC_TASK=sec-${name//_/-} SEC_TASKS=() SEC_IMAGES=()
+	SEC_TASK=sec-${name//_/-}
 	SEC_TASK=${SEC_TASK:0:40}
 	VICTIM=$SEC_TASK-v
-	SEC_TASKS=("$SEC_TASK")
+	# the victim too, whether or not the case started one (down of a task
+	# that is not there changes nothing)
+	SEC_TASKS=("$SEC_TASK" "$VICTIM")
 	SEC_BASE=$(mktemp -d "$WORK/sec.XXXX")
 	SEC_DIR=$SEC_BASE/repo
 	trap sec_teardown EXIT
@@ -180,7 +183,8 @@ sec_case() {
 	subst HOME "$HOME"
 	subst TASK "$SEC_TASK"
 	subst VICTIM "$VICTIM"
-	if declare -F setup >/dev/null; then (cd "$SEC_DIR" && setup); fi
+	# not in a subshell: what setup exports (drv_servers) the verbs see
+	if declare -F case_setup >/dev/null; then cd "$SEC_DIR" && case_setup; fi
 	case $VERB in
 	file) # refused by check (from the files alone) and by up
 		sec_refused check
@@ -194,7 +198,7 @@ sec_case() {
 		;;
 	restart | start | run | exec) sec_after_up ;;
 	benign) sec_benign ;;
-	custom) run_case ;;
+	custom) case_run ;;
 	*) fail "case $name: unknown VERB '$VERB'" ;;
 	esac
 	sec_teardown

@@ -1,3 +1,3 @@
 # benign: a bind inside the project
 VERB=benign
-setup() { mkdir -p data; }
+case_setup() { mkdir -p data; }

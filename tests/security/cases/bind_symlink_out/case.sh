@@ -1,3 +1,3 @@
 # a symlink inside the project pointing outside it
 KEY=volumes ALLOW='bind-outside-project' LINE=6
-setup() { ln -s "$SEC_BASE/outside" out; }
+case_setup() { ln -s "$SEC_BASE/outside" out; }

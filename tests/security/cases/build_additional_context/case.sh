@@ -1,3 +1,3 @@
 # an additional build context of the host's /etc
 KEY='build|additional_contexts' ALLOW=. LINE=8
-setup() { printf 'FROM taskenv-test/busybox:1\n' >Dockerfile; }
+case_setup() { printf 'FROM taskenv-test/busybox:1\n' >Dockerfile; }

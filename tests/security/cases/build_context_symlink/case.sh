@@ -1,3 +1,3 @@
 # a build context that is a symlink pointing outside
 KEY='build|context' ALLOW=. LINE=7
-setup() { ln -s "$SEC_BASE/outside" ctx; }
+case_setup() { ln -s "$SEC_BASE/outside" ctx; }

@@ -1,3 +1,3 @@
 # a build on the host's network
 KEY='build|network' ALLOW=. LINE=8
-setup() { printf 'FROM taskenv-test/busybox:1\n' >Dockerfile; }
+case_setup() { printf 'FROM taskenv-test/busybox:1\n' >Dockerfile; }

@@ -1,6 +1,6 @@
 # a build tagged with another task's image name: refused naming the owner
 KEY='image|build' ALLOW=refused VERB=up LINE=3
-setup() {
+case_setup() {
 	printf 'FROM taskenv-test/busybox:1\nLABEL victim=1\n' >"$SEC_BASE/Dockerfile.victim"
 	mkdir -p "$SEC_BASE/victim" && cp "$SEC_BASE/Dockerfile.victim" "$SEC_BASE/victim/Dockerfile"
 	victim_up 'services:

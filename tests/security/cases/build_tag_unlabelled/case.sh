@@ -1,3 +1,3 @@
 # a build tagged with an existing image name no task owns
 KEY='image|build' ALLOW=refused VERB=up LINE=3
-setup() { tag_image taskenv-test/busybox:1 sectests-plain/x "$SEC_TASK"; subst PTAG "$SEC_TASK"; printf 'FROM taskenv-test/busybox:1\nLABEL evil=1\n' >Dockerfile; }
+case_setup() { tag_image taskenv-test/busybox:1 sectests-plain/x "$SEC_TASK"; subst PTAG "$SEC_TASK"; printf 'FROM taskenv-test/busybox:1\nLABEL evil=1\n' >Dockerfile; }

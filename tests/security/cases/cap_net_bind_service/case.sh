@@ -1,3 +1,3 @@
 # benign: a capability of the default set
 VERB=benign
-after() { sec_inspect "$SEC_TASK" a | jq -e '.HostConfig.CapAdd | tostring | test("NET_BIND_SERVICE")' >/dev/null || fail 'CapAdd lost'; }
+case_after() { sec_inspect "$SEC_TASK" a | jq -e '.HostConfig.CapAdd | tostring | test("NET_BIND_SERVICE")' >/dev/null || fail 'CapAdd lost'; }

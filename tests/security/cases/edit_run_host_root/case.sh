@@ -1,3 +1,3 @@
 # after up the file gains /:/host, then run
 VERB=run VERB_ARGS='--rm a true' KEY=volumes ALLOW=. LINE=6
-mutate() { printf '    volumes: ["/:/host"]\n' >>compose.yaml; }
+case_mutate() { printf '    volumes: ["/:/host"]\n' >>compose.yaml; }

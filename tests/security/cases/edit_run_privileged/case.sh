@@ -1,3 +1,3 @@
 # after up the file gains privileged: true, then run
 VERB=run VERB_ARGS='--rm a true' KEY=privileged ALLOW=privileged LINE=7
-mutate() { printf '    privileged: true\n' >>compose.yaml; }
+case_mutate() { printf '    privileged: true\n' >>compose.yaml; }

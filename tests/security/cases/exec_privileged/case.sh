@@ -1,3 +1,3 @@
 # exec --privileged needs an exception the up did not grant
 VERB=exec VERB_ARGS='--privileged -T a true' KEY=privileged ALLOW=privileged
-mutate() { :; }
+case_mutate() { :; }

@@ -1,3 +1,3 @@
 # a link to another task's container (external_links: not implemented, exit 2)
 KEY=external_links RC=2 LINE=6
-setup() { victim_up; }
+case_setup() { victim_up; }

@@ -1,6 +1,6 @@
 # an image whose LABELs carry io.taskenv.*: never a shared server nor another task's
 VERB=custom
-run_case() {
+case_run() {
 	local rc=0 labels
 	(cd "$SEC_DIR" && te up -t "$SEC_TASK" >"$SEC_BASE/up.log" 2>&1) || rc=$?
 	if [ $rc -ne 0 ]; then
@@ -14,4 +14,4 @@ run_case() {
 	assert_eq "$(jq -r '.["io.taskenv.task"]' <<<"$labels")" "$SEC_TASK"
 	assert_eq "$(engine_names containers io.taskenv.shared | grep -c . || true)" 0 "(a shared container)"
 }
-setup() { printf 'FROM taskenv-test/busybox:1\nLABEL io.taskenv.shared=postgres io.taskenv.task=victim io.taskenv.owner=x\n' >Dockerfile; }
+case_setup() { printf 'FROM taskenv-test/busybox:1\nLABEL io.taskenv.shared=postgres io.taskenv.task=victim io.taskenv.owner=x\n' >Dockerfile; }

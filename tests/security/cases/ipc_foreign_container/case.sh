@@ -1,3 +1,3 @@
 # ipc joins another task's container (its shared memory)
 KEY=ipc ALLOW=refused LINE=6
-setup() { victim_up; }
+case_setup() { victim_up; }

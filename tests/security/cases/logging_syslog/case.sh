@@ -1,6 +1,6 @@
 # a log driver other than json-file/local (the host's syslog)
 VERB=custom
-run_case() {
+case_run() {
 	local rc=0 t
 	(cd "$SEC_DIR" && te up -t "$SEC_TASK" >"$SEC_BASE/up.log" 2>&1) || rc=$?
 	if [ $rc -ne 0 ]; then

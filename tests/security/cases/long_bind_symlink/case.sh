@@ -1,3 +1,3 @@
 # a long-syntax bind of a symlink pointing outside
 KEY=volumes ALLOW='bind-outside-project' LINE=7
-setup() { ln -s "$SEC_BASE/outside" out; }
+case_setup() { ln -s "$SEC_BASE/outside" out; }

@@ -1,3 +1,3 @@
 # network_mode joins another task's container by name
 KEY=network_mode ALLOW=refused LINE=6
-setup() { victim_up; }
+case_setup() { victim_up; }

@@ -1,3 +1,3 @@
 # network_mode joins another task's container by id
 KEY=network_mode ALLOW=refused LINE=6
-setup() { victim_up; subst VID "$(sec_inspect "$VICTIM" v | jq -r .Id)"; }
+case_setup() { victim_up; subst VID "$(sec_inspect "$VICTIM" v | jq -r .Id)"; }

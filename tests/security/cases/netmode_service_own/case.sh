@@ -1,3 +1,3 @@
 # benign: network_mode and pid service:NAME join this task's own container
 VERB=benign
-after() { [ "$(sec_inspect "$SEC_TASK" b | jq -r .HostConfig.NetworkMode)" = "container:$(sec_inspect "$SEC_TASK" a | jq -r .Id)" ] || fail 'b did not join a'; }
+case_after() { [ "$(sec_inspect "$SEC_TASK" b | jq -r .HostConfig.NetworkMode)" = "container:$(sec_inspect "$SEC_TASK" a | jq -r .Id)" ] || fail 'b did not join a'; }

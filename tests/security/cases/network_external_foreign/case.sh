@@ -1,3 +1,3 @@
 # an external network named after another task's network
 KEY=networks ALLOW=refused LINE=8 VERB=up CHECK_RC='0|1'
-setup() { victim_up; }
+case_setup() { victim_up; }

@@ -1,3 +1,3 @@
 # pid joins another task's container (its processes visible, ptrace-able)
 KEY=pid ALLOW=refused LINE=6
-setup() { victim_up; }
+case_setup() { victim_up; }

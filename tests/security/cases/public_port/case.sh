@@ -1,6 +1,6 @@
 # 0.0.0.0 port: warned, and bound to 127.0.0.1 (the engine's binding says so)
 VERB=benign
-after() {
+case_after() {
 	local ip
 	ip=$(sec_inspect "$SEC_TASK" a | jq -r '.HostConfig.PortBindings["80/tcp"][0].HostIp')
 	assert_eq "$ip" 127.0.0.1 "(HostIp of 0.0.0.0:8080:80)"

@@ -1,3 +1,3 @@
 # a symlink in the project pointing at the engine socket
 KEY=volumes ALLOW=engine-socket LINE=6
-setup() { ln -s "$SOCK" engine.sock; }
+case_setup() { ln -s "$SOCK" engine.sock; }

@@ -1,4 +1,4 @@
 # ./data swapped for a symlink to /etc after up, then restart
 VERB=restart KEY=volumes ALLOW=. LINE=6
-setup() { mkdir -p data; }
-mutate() { rmdir data && ln -s /etc data; }
+case_setup() { mkdir -p data; }
+case_mutate() { rmdir data && ln -s /etc data; }

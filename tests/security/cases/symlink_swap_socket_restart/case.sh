@@ -1,4 +1,4 @@
 # ./data swapped for a symlink to the engine socket's directory, then restart
 VERB=restart KEY=volumes ALLOW=. LINE=6
-setup() { mkdir -p data; }
-mutate() { rmdir data && ln -s "$(dirname "$SOCK")" data; }
+case_setup() { mkdir -p data; }
+case_mutate() { rmdir data && ln -s "$(dirname "$SOCK")" data; }

@@ -1,6 +1,6 @@
 # template: names another task's database on the same server (a clone of its data)
 KEY=template ALLOW='template:|refused' LINE=7
-setup() {
+case_setup() {
 	drv_servers
 	victim_up 'x-taskenv:
   resources:

@@ -1,3 +1,3 @@
 # an external volume that is another task's named volume
 KEY=volumes ALLOW=refused LINE=9 VERB=up CHECK_RC='0|1'
-setup() { victim_up; }
+case_setup() { victim_up; }

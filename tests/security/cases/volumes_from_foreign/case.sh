@@ -1,3 +1,3 @@
 # another task's volumes through volumes_from
 KEY=volumes_from ALLOW='other-container|refused' LINE=6
-setup() { victim_up; }
+case_setup() { victim_up; }
