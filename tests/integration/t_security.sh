@@ -71,12 +71,48 @@ tag_image() {
 	api POST "/images/$1/tag?repo=$2&tag=$3" >/dev/null
 }
 
+# api_body METHOD PATH JSON: the Engine API with a JSON body.
+api_body() {
+	curl -sS --unix-socket "$SOCK" -X "$1" -H 'Content-Type: application/json' -d "$3" "http://localhost$2"
+}
+
+# recreate_with TASK SERVICE JQ: the attack done by hand, not through
+# taskenv: SERVICE's container is replaced by one of the same name, labels
+# and networks whose HostConfig went through the jq filter JQ, and started.
+recreate_with() {
+	local name=$1-$2-1 j hc body
+	j=$(api GET "/containers/$name/json")
+	hc=$(jq -c ".HostConfig | $3" <<<"$j")
+	body=$(jq -c --argjson hc "$hc" '.Config + {HostConfig: $hc} +
+		if ($hc.NetworkMode | startswith("container:")) or $hc.NetworkMode == "host" then {}
+		else {NetworkingConfig: {EndpointsConfig: (.NetworkSettings.Networks | with_entries(.value |= {Aliases}))}} end' <<<"$j")
+	api DELETE "/containers/$name?force=1" >/dev/null
+	api_body POST "/containers/create?name=$name" "$body" | jq -e .Id >/dev/null || fail "could not recreate $name: $body"
+	api POST "/containers/$name/start" >/dev/null
+	[ "$(api GET "/containers/$name/json" | jq -r .State.Running)" = true ] || fail "$name does not run after the change"
+}
+
 # ---- the runner ----
+
+# The shared server containers and networks on the engine (ids), which
+# down leaves running: those a case started are removed at its end.
+sec_shared() {
+	local f
+	f=$(jq -rn '{label: ["io.taskenv.shared"]} | @uri')
+	api GET "/containers/json?all=1&filters=$f" | jq -r '.[].Id'
+	api GET /networks | jq -r '.[] | select(.Name | startswith("0--taskenv-shared")) | "net \(.Id)"'
+}
 
 sec_teardown() {
 	local t i
 	for t in "${SEC_TASKS[@]}"; do
 		te down -t "$t" --volumes --rmi all --timeout 1 >/dev/null 2>&1 || true
+	done
+	for i in $(sec_shared | grep -v '^net ' | grep -vxFf "$SEC_BASE/shared.before"); do
+		api DELETE "/containers/$i?force=1&v=1" >/dev/null 2>&1 || true
+	done
+	for i in $(sec_shared | sed -n 's/^net //p' | grep -vxFf <(sed -n 's/^net //p' "$SEC_BASE/shared.before")); do
+		api DELETE "/networks/$i" >/dev/null 2>&1 || true
 	done
 	if [ -f "$SEC_BASE/images" ]; then
 		while read -r i; do api DELETE "/images/$i?force=1" >/dev/null 2>&1 || true; done <"$SEC_BASE/images"
@@ -139,6 +175,22 @@ sec_after_up() {
 		"($VERB started or added a container: $err)"
 }
 
+# The task is up and verify passes; then the test changes a running
+# container by hand (case_mutate: Engine calls, not taskenv), and verify
+# must FAIL, naming the container (VERIFY_CONTAINER, default TASK-a-1) and
+# the field (KEY) on its FAIL lines.
+sec_verify() {
+	local rc=0 out lines
+	sec_ok up -t "$SEC_TASK"
+	sec_ok verify -t "$SEC_TASK"
+	(cd "$SEC_DIR" && case_mutate)
+	out=$(te verify -t "$SEC_TASK" 2>&1) || rc=$?
+	assert_eq "$rc" 1 "(verify after the change: $out)"
+	lines=$(grep -E 'FAIL' <<<"$out") || fail "no FAIL line: $out"
+	grep -qF -- "${VERIFY_CONTAINER:-$SEC_TASK-a-1}" <<<"$lines" || fail "the FAIL lines do not name ${VERIFY_CONTAINER:-$SEC_TASK-a-1}: $lines"
+	grep -Eq -- "$KEY" <<<"$lines" || fail "the FAIL lines do not name /$KEY/: $lines"
+}
+
 # The benign twin: check passes, up brings it up (at least one container
 # running), the case's own assertions (after) hold, down removes it all.
 sec_benign() {
@@ -153,7 +205,7 @@ sec_benign() {
 sec_case() {
 	local name=$1 src=$SEC_CASES/$1
 	# the case's expectation (tests/security/README.md), defaults first
-	VERB=file RC=1 KEY=. ALLOW=. LINE= FILE=compose.yaml CWD=. CHECK_RC=0 VERB_ARGS=
+	VERB=file RC=1 KEY=. ALLOW=. LINE='' FILE=compose.yaml CWD=. CHECK_RC=0 VERB_ARGS=''
 	SEC_TASK=sec-${name//_/-}
 	SEC_TASK=${SEC_TASK:0:40}
 	VICTIM=$SEC_TASK-v
@@ -162,6 +214,7 @@ sec_case() {
 	SEC_TASKS=("$SEC_TASK" "$VICTIM")
 	SEC_BASE=$(mktemp -d "$WORK/sec.XXXX")
 	SEC_DIR=$SEC_BASE/repo
+	sec_shared >"$SEC_BASE/shared.before"
 	trap sec_teardown EXIT
 	# shellcheck source=/dev/null
 	. "$src/case.sh"
@@ -198,6 +251,7 @@ sec_case() {
 		;;
 	restart | start | run | exec) sec_after_up ;;
 	benign) sec_benign ;;
+	verify) sec_verify ;;
 	custom) case_run ;;
 	*) fail "case $name: unknown VERB '$VERB'" ;;
 	esac

@@ -1,3 +1,4 @@
+# shellcheck shell=bash disable=SC2034,SC2154 # sourced by t_security.sh, which reads and sets these
 # a build tagged with another task's image name: refused naming the owner
 KEY='image|build' ALLOW=refused VERB=up LINE=3
 case_setup() {

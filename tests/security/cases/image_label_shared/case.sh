@@ -1,3 +1,4 @@
+# shellcheck shell=bash disable=SC2034,SC2154 # sourced by t_security.sh, which reads and sets these
 # an image whose LABELs carry io.taskenv.*: never a shared server nor another task's
 VERB=custom
 case_run() {

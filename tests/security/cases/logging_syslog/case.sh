@@ -1,3 +1,4 @@
+# shellcheck shell=bash disable=SC2034,SC2154 # sourced by t_security.sh, which reads and sets these
 # a log driver other than json-file/local (the host's syslog)
 VERB=custom
 case_run() {

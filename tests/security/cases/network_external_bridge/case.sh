@@ -1,2 +1,3 @@
+# shellcheck shell=bash disable=SC2034,SC2154 # sourced by t_security.sh, which reads and sets these
 # the engine's default network as an external network
 KEY=networks ALLOW=refused LINE=8 VERB=up CHECK_RC='0|1'

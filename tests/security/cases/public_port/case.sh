@@ -1,3 +1,4 @@
+# shellcheck shell=bash disable=SC2034,SC2154 # sourced by t_security.sh, which reads and sets these
 # 0.0.0.0 port: warned, and bound to 127.0.0.1 (the engine's binding says so)
 VERB=benign
 case_after() {
