@@ -125,7 +125,7 @@ sec_finding() {
 	local what=$1 text=$2 lines
 	lines=$text
 	if [ -n "$LINE" ]; then
-		lines=$(grep -E -- "(^|/)${FILE//./\\.}:${LINE}:[0-9]+:" <<<"$text") ||
+		lines=$(grep -E -- "(^|/)${FILE//./\\.}:(${LINE}):[0-9]+:" <<<"$text") ||
 			fail "$what: no finding at $FILE:$LINE: in: $text"
 	fi
 	lines=$(grep -E -- "$KEY" <<<"$lines") || fail "$what: no finding naming /$KEY/ (at $FILE:${LINE:-any}) in: $text"
