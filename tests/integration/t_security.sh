@@ -83,11 +83,14 @@ recreate_with() {
 	local name=$1-$2-1 j hc body
 	j=$(api GET "/containers/$name/json")
 	hc=$(jq -c ".HostConfig | $3" <<<"$j")
-	body=$(jq -c --argjson hc "$hc" '.Config + {HostConfig: $hc} +
-		if ($hc.NetworkMode | startswith("container:")) or $hc.NetworkMode == "host" then {}
-		else {NetworkingConfig: {EndpointsConfig: (.NetworkSettings.Networks | with_entries(.value |= {Aliases}))}} end' <<<"$j")
+	# a joined network namespace takes no hostname, ports or endpoints of its own
+	body=$(jq -c --argjson hc "$hc" 'if ($hc.NetworkMode | startswith("container:")) then
+			.Config | del(.Hostname, .Domainname, .ExposedPorts) | . + {HostConfig: $hc}
+		else .Config + {HostConfig: $hc,
+			NetworkingConfig: {EndpointsConfig: (.NetworkSettings.Networks | with_entries(.value |= {Aliases}))}} end' <<<"$j")
 	api DELETE "/containers/$name?force=1" >/dev/null
-	api_body POST "/containers/create?name=$name" "$body" | jq -e .Id >/dev/null || fail "could not recreate $name: $body"
+	api_body POST "/containers/create?name=$name" "$body" | jq -er .Id >>"$SEC_BASE/handmade" ||
+		fail "could not recreate $name: $body"
 	api POST "/containers/$name/start" >/dev/null
 	[ "$(api GET "/containers/$name/json" | jq -r .State.Running)" = true ] || fail "$name does not run after the change"
 }
@@ -105,6 +108,11 @@ sec_shared() {
 
 sec_teardown() {
 	local t i
+	# the containers a case made by hand (recreate_with) first, by id: the
+	# ledger does not know them, and they would keep the task's network
+	if [ -f "$SEC_BASE/handmade" ]; then
+		while read -r i; do api DELETE "/containers/$i?force=1&v=1" >/dev/null 2>&1 || true; done <"$SEC_BASE/handmade"
+	fi
 	for t in "${SEC_TASKS[@]}"; do
 		te down -t "$t" --volumes --rmi all --timeout 1 >/dev/null 2>&1 || true
 	done
@@ -123,6 +131,8 @@ sec_teardown() {
 # with FILE:LINE: (when LINE is set), matching KEY and ALLOW (EREs).
 sec_finding() {
 	local what=$1 text=$2 lines
+	# the task's name holds the case's words (sec-exec-privileged): not a match
+	text=${text//$SEC_TASK/TASK}
 	lines=$text
 	if [ -n "$LINE" ]; then
 		lines=$(grep -E -- "(^|/)${FILE//./\\.}:(${LINE}):[0-9]+:" <<<"$text") ||
@@ -187,8 +197,10 @@ sec_verify() {
 	out=$(te verify -t "$SEC_TASK" 2>&1) || rc=$?
 	assert_eq "$rc" 1 "(verify after the change: $out)"
 	lines=$(grep -E 'FAIL' <<<"$out") || fail "no FAIL line: $out"
+	log "    verify: $(tr "\n" "|" <<<"$lines")"
 	grep -qF -- "${VERIFY_CONTAINER:-$SEC_TASK-a-1}" <<<"$lines" || fail "the FAIL lines do not name ${VERIFY_CONTAINER:-$SEC_TASK-a-1}: $lines"
-	grep -Eq -- "$KEY" <<<"$lines" || fail "the FAIL lines do not name /$KEY/: $lines"
+	# the field, not a word of the task's own name (sec-verify-devices)
+	grep -Eq -- "$KEY" <<<"${lines//$SEC_TASK/TASK}" || fail "the FAIL lines do not name /$KEY/: $lines"
 }
 
 # The benign twin: check passes, up brings it up (at least one container
