@@ -3,6 +3,7 @@
 #include "cmd/cmd.h"
 #include "engine/engine.h"
 #include "services/settings.h"
+#include "services/lifecycle/guard.h"
 #include "services/model/compose.h"
 #include "services/model/load.h"
 #include "services/model/policy.h"
@@ -66,6 +67,7 @@ struct engine *cmd_engine(struct te_ctx *ctx, const char *recorded, struct te_er
 	if (!ctx->engine)
 		return NULL;
 	cmd_trace_install(ctx, ctx->engine);
+	svc_guard(ctx->engine, ctx->ledger); /* every change passes the gate (ARCHITECTURE.md) */
 	ctx->engine_socket = TE_STEAL(path);
 	return ctx->engine;
 }

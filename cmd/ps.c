@@ -1,4 +1,5 @@
 /* taskenv ps: tasks at a glance, or one task's resources in detail. */
+#include "services/lifecycle/guard.h"
 #include "cmd/cmd.h"
 #include "engine/engine.h"
 #include "services/lifecycle/status.h"
@@ -64,6 +65,7 @@ static struct engine *engine_for(void *vctx, const char *socket, struct te_err *
 	if (!e)
 		return NULL;
 	cmd_trace_install(ctx, e);
+	svc_guard(e, ctx->ledger);
 	ctx->other_sockets = te_strv_push(ctx->other_sockets, xstrdup(socket));
 	ctx->others = xrealloc(ctx->others, (n + 2) * sizeof(*ctx->others));
 	ctx->others[n] = e;

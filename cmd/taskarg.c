@@ -1,5 +1,6 @@
 /* Helpers of the verbs that act on one existing task. */
 #include "cmd/cmd.h"
+#include "services/lifecycle/guard.h"
 #include "state/ledger.h"
 #include "common/mem.h"
 
@@ -32,6 +33,10 @@ struct engine *cmd_task_engine_or_missing(struct te_ctx *ctx, const char *flag, 
 	}
 	e = cmd_engine(ctx, t.engine, err);
 	state_task_release(&t);
+	/* The verb acts on this task: its objects, with the exceptions its
+	 * latest up recorded. */
+	if (e && svc_guard_task(e, ctx->ledger, task, err) < 0)
+		return NULL;
 	if (e)
 		*task_out = TE_STEAL(task);
 	return e;

@@ -5,6 +5,8 @@
 #include "services/model/compose.h"
 #include "services/model/load.h"
 #include "services/model/policy.h"
+#include "services/gate/gate.h"
+#include "engine/engine.h"
 #include "services/model/task.h"
 #include "services/settings.h"
 #include "services/contract/worktree.h"
@@ -111,19 +113,28 @@ static const char *recorded_engine(struct te_ctx *ctx, const char *task, struct 
 	return t->engine;
 }
 
-/* Every finding on stderr, before the one-line refusal svc_up gives. */
-static void print_findings(const struct svc_project *p, char *const *allow)
+/* Every finding of the gate on stderr, before the one-line refusal svc_up gives. */
+static void print_findings(struct engine *e)
 {
-	struct svc_finding *f = NULL;
-	size_t n = 0;
+	const struct gate *g = e ? engine_judge_ctx(e, gate_judge) : NULL;
 
-	svc_policy_check(p, allow, &f, &n);
-	for (size_t i = 0; i < n; i++) {
-		te_autofree char *line = svc_finding_format(&f[i]);
+	for (size_t i = 0; g && i < g->n; i++) {
+		te_autofree char *line = gate_finding_format(&g->v[i]);
 
 		fprintf(stderr, "%s\n", line);
 	}
-	svc_findings_free(f, n);
+}
+
+/* A public host address the file wrote is bound to 127.0.0.1 instead. */
+static void print_port_warnings(const struct svc_project *p, char *const *allow)
+{
+	struct gate g = {0};
+	te_autostrv char **w = NULL;
+
+	g.granted = (char **)allow; /* borrowed for the call, not released */
+	w = gate_public_port_warnings(&g, p);
+	for (size_t i = 0; w && w[i]; i++)
+		fprintf(stderr, "taskenv up: warning: %s\n", w[i]);
 }
 
 static int prepare(struct te_ctx *ctx, struct up_opts *o, struct svc_project *project, struct svc_up_opts *uo,
@@ -204,11 +215,12 @@ static int run(struct te_ctx *ctx, struct up_opts *o, struct te_err *err)
 		return -1;
 	}
 	print_warnings(project);
+	print_port_warnings(project, o->compose.allow);
 	if (prepare(ctx, o, project, &uo, err) == 0 && cmd_engine(ctx, recorded_engine(ctx, task, &t), err)) {
 		fprintf(stderr, "taskenv up: task '%s' from %s\n", task, project->files[0]);
 		rc = svc_up(ctx->engine, ctx->ledger, project, task, &uo, err);
 		if (rc < 0 && err->code == TE_E_POLICY)
-			print_findings(project, o->compose.allow);
+			print_findings(ctx->engine);
 	}
 	if (rc == 0) {
 		printf("task '%s' is up\n", task);

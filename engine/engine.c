@@ -27,8 +27,13 @@ struct engine {
 	size_t response_max;
 	engine_trace_fn trace;
 	void *trace_ctx;
+	engine_judge_fn judge;
+	void *judge_ctx;
+	void (*judge_release)(void *ctx);
 	char curl_err[CURL_ERROR_SIZE];
 };
+
+static void judge_drop(struct engine *e);
 
 static size_t on_write(char *p, size_t size, size_t nmemb, void *ud)
 {
@@ -177,6 +182,8 @@ int engine_send(struct engine *e, const struct request *rq, struct xfer *x, long
 	x->overflow = 0;
 	if (status)
 		*status = 0; /* no HTTP status when the transport fails */
+	if (engine_judge_request(e, rq->method, rq->path, rq->body, err) < 0)
+		return -1;
 	if (do_request(e, rq, x, &st, err) < 0)
 		return -1;
 	if (status)
@@ -470,6 +477,7 @@ void engine_free(struct engine *e)
 {
 	if (!e)
 		return;
+	judge_drop(e);
 	if (e->curl)
 		curl_easy_cleanup(e->curl);
 	free(e->socket);
@@ -514,6 +522,69 @@ void engine_trace(const struct engine *e, const char *method, const char *path, 
 {
 	if (e->trace)
 		e->trace(e->trace_ctx, method, path, status, error, ms);
+}
+
+static void judge_drop(struct engine *e)
+{
+	if (e->judge_release && e->judge_ctx)
+		e->judge_release(e->judge_ctx);
+	e->judge_release = NULL;
+}
+
+void engine_set_judge(struct engine *e, engine_judge_fn fn, void *ctx)
+{
+	if (ctx != e->judge_ctx)
+		judge_drop(e);
+	e->judge = fn;
+	e->judge_ctx = ctx;
+}
+
+void *engine_judge_ctx(const struct engine *e, engine_judge_fn fn)
+{
+	return e->judge == fn ? e->judge_ctx : NULL;
+}
+
+void engine_own_judge_ctx(struct engine *e, void (*release)(void *ctx))
+{
+	e->judge_release = release;
+}
+
+/* "/v1.41/containers/create?name=x" -> "/containers/create", "name=x". */
+static void split_path(const char *full, char **path, char **query)
+{
+	const char *p = full;
+	const char *q;
+
+	if (p[0] == '/' && p[1] == 'v' && p[2] >= '0' && p[2] <= '9') {
+		const char *slash = strchr(p + 1, '/');
+
+		p = slash ? slash : p + strlen(p);
+	}
+	q = strchr(p, '?');
+	*path = q ? xstrndup(p, (size_t)(q - p)) : xstrdup(p);
+	*query = xstrdup(q ? q + 1 : "");
+}
+
+int engine_judge_request(struct engine *e, const char *method, const char *full_path, const char *body_text,
+			 struct te_err *err)
+{
+	te_autofree char *path = NULL;
+	te_autofree char *query = NULL;
+	te_autojson cJSON *body = NULL;
+
+	if (strcmp(method, "GET") == 0 || strcmp(method, "HEAD") == 0)
+		return 0;
+	split_path(full_path, &path, &query);
+	if (!e->judge)
+		return te_err_set(err, TE_E_POLICY, "refused: '%s %s' with no policy gate installed", method,
+				  path);
+	if (body_text && *body_text) {
+		body = cJSON_Parse(body_text);
+		if (!body)
+			return te_err_set(err, TE_E_POLICY, "refused: '%s %s': the body is not JSON", method,
+					  path);
+	}
+	return e->judge(e->judge_ctx, method, path, query, body, err);
 }
 
 void engine_set_response_cap(struct engine *e, size_t bytes)

@@ -74,6 +74,26 @@ void engine_set_trace(struct engine *e, engine_trace_fn fn, void *ctx);
 void engine_trace(const struct engine *e, const char *method, const char *path, long status,
 		  const char *error, long ms);
 
+/* The policy gate's hook (docs/internals/ARCHITECTURE.md, "Where the gate
+ * sits"). Every request but GET and HEAD is passed to the judge first:
+ * METHOD ("POST", "DELETE", ...), PATH without the /vX prefix and without
+ * the query ("/containers/create"), QUERY after the '?' ("" when none) and
+ * BODY, the JSON text about to be sent parsed back (NULL when there is no
+ * JSON body: a build's tar, an empty POST). All borrowed for the call. The
+ * judge returns 0 to let the request go, or -1 with *err set (TE_E_POLICY)
+ * and nothing is sent. Without a judge every such request is refused: a
+ * path nobody thought of is refused, not passed. */
+typedef int (*engine_judge_fn)(void *ctx, const char *method, const char *path, const char *query,
+			       const struct cJSON *body, struct te_err *err);
+/* Install FN with CTX (borrowed; must outlive E or the next call) for every
+ * later request on E; NULL removes it (and so refuses every change). */
+void engine_set_judge(struct engine *e, engine_judge_fn fn, void *ctx);
+/* E's judge context when FN is the judge installed, else NULL. Borrowed. */
+void *engine_judge_ctx(const struct engine *e, engine_judge_fn fn);
+/* Hand the judge's context to E: RELEASE(ctx) when E is freed or another
+ * judge is installed. */
+void engine_own_judge_ctx(struct engine *e, void (*release)(void *ctx));
+
 /* Cap each later response body at BYTES (0 restores ENGINE_RESPONSE_MAX);
  * a bigger response fails with TE_E_FAIL. For tests of the cap. */
 void engine_set_response_cap(struct engine *e, size_t bytes);

@@ -32,6 +32,13 @@ struct request {
 	long timeout_s;	  /* whole-call limit; 0 means none */
 };
 
+/* Ask E's judge (engine_set_judge) about METHOD FULL_PATH (with or without
+ * the /vX prefix, with its query) and BODY_TEXT (JSON or NULL; a body that
+ * is not JSON is passed as NULL). GET and HEAD pass; anything else without
+ * a judge is refused (TE_E_POLICY). Every request engine/ sends goes
+ * through here: engine_send, and the streams that make their own. */
+int engine_judge_request(struct engine *e, const char *method, const char *full_path, const char *body_text,
+			 struct te_err *err);
 /* Send RQ (full path already built) and collect the answer into X; HTTP >=
  * 400 becomes an error (engine.h). *status (may be NULL) gets the status. */
 int engine_send(struct engine *e, const struct request *rq, struct xfer *x, long *status, struct te_err *err);

@@ -3,7 +3,8 @@
 #include "services/lifecycle/apply_int.h"
 #include "services/model/compose.h"
 #include "services/model/plan.h"
-#include "services/model/policy.h"
+#include "services/gate/gate.h"
+#include "services/lifecycle/guard.h"
 #include "services/settings.h"
 #include "services/lifecycle/drvrun.h"
 #include "services/lifecycle/pgtpl.h"
@@ -243,37 +244,58 @@ static void up_release(struct up *u)
 	svc_plan_free(u->plan);
 }
 
-/* The exceptions this task runs with, for `taskenv contract`. */
+/* The exceptions the trusted side granted this up: the set run, start,
+ * restart and exec of the task use until the next up (and `taskenv
+ * contract` shows). Never what the file asked for. */
 static int record_allow(struct up *u, const struct svc_project *p, struct te_err *err)
 {
 	te_autojson cJSON *a = cJSON_CreateArray();
 	te_autofree char *text = NULL;
 
-	for (size_t i = 0; p->allow && p->allow[i]; i++)
-		cJSON_AddItemToArray(a, cJSON_CreateString(p->allow[i]));
+	(void)p;
 	for (size_t i = 0; u->opts->allow && u->opts->allow[i]; i++)
 		cJSON_AddItemToArray(a, cJSON_CreateString(u->opts->allow[i]));
 	text = cJSON_PrintUnformatted(a);
 	return state_task_set_allow(u->l, u->plan->task, text, err);
 }
 
-/* The same check as `taskenv check`: nothing is created when it refuses. */
-static int policy_gate(const struct svc_project *project, const struct svc_up_opts *opts, struct te_err *err)
+/* The gate on U's engine, narrowed to this up: the task, the granted set,
+ * the project boundary and the plan (for where each field came from). */
+static struct gate *gate_for_up(struct up *u, const struct svc_project *project)
 {
-	struct svc_finding *f = NULL;
-	size_t n = 0;
+	struct gate *g = svc_guard(u->e, u->l);
+
+	free(g->task);
+	g->task = xstrdup(u->plan->task);
+	svc_guard_grant(u->e, u->opts->allow);
+	free(g->boundary);
+	g->boundary = gate_project_boundary(project);
+	te_strv_free(g->own_dirs);
+	g->own_dirs = u->plan->files_dir ? te_strv_push(NULL, xstrdup(u->plan->files_dir)) : NULL;
+	g->plan = u->plan;
+	u->plan->public_ports = gate_granted(g, "public-port");
+	return g;
+}
+
+/* What `taskenv check` reports, and what only the engine knows (labels of
+ * joined containers, external objects, existing image tags), judged
+ * before anything is created: nothing is when the gate refuses. */
+static int policy_gate(struct up *u, const struct svc_project *project, struct te_err *err)
+{
+	struct gate *g;
 	te_autofree char *first = NULL;
 
-	if (svc_policy_validate(project, opts->allow, err) < 0)
+	if (gate_exceptions_validate(u->opts->allow, "--allow", err) < 0 ||
+	    gate_exceptions_validate(project->allow, "x-taskenv.allow", err) < 0)
 		return -1;
-	svc_policy_check(project, opts->allow, &f, &n);
-	if (n == 0)
+	g = gate_for_up(u, project);
+	gate_findings_clear(g);
+	if (svc_guard_plan(g, u->e, u->plan) == 0)
 		return 0;
-	first = svc_finding_format(&f[0]);
-	svc_findings_free(f, n);
-	if (n == 1)
+	first = gate_finding_format(&g->v[0]);
+	if (g->n == 1)
 		return te_err_set(err, TE_E_POLICY, "refused: %s", first);
-	return te_err_set(err, TE_E_POLICY, "refused (%zu findings, see 'taskenv check'): %s", n, first);
+	return te_err_set(err, TE_E_POLICY, "refused (%zu findings, each above): %s", g->n, first);
 }
 
 /* up failed: keep the task for inspection when asked to, else mark it
@@ -346,12 +368,15 @@ int svc_up(struct engine *e, struct ledger *l, const struct svc_project *project
 	struct up u = {.e = e, .l = l, .opts = opts};
 	int rc, lock = -1;
 
-	if (policy_gate(project, opts, err) < 0)
-		return -1;
 	u.plan = svc_plan_build(project, task, state_ledger_id(l), err);
 	if (!u.plan)
 		return -1;
 	u.plan->files_dir = svc_files_dir(l, task);
+	if (policy_gate(&u, project, err) < 0) {
+		svc_guard(e, l)->plan = NULL;
+		up_release(&u);
+		return -1;
+	}
 	rc = state_task_lock(l, task, true, &lock, err);
 	if (rc == 0)
 		rc = up_run(&u, project, err);
@@ -360,6 +385,7 @@ int svc_up(struct engine *e, struct ledger *l, const struct svc_project *project
 	 * `up` does not wait for it (and the task's lock is free by now). */
 	if (rc == 0 && u.tmpl.used)
 		spawn_refill(&u);
+	svc_guard(e, l)->plan = NULL; /* the plan goes with U */
 	up_release(&u);
 	return rc;
 }

@@ -64,7 +64,7 @@ static void add_extra_hosts(struct te_buf *q, struct engine *e, char *const *hos
 
 	if (!hosts || !hosts[0])
 		return;
-	if (strcmp(engine_flavor(e), "podman") != 0) {
+	if (!e || strcmp(engine_flavor(e), "podman") != 0) {
 		for (size_t i = 0; hosts[i]; i++)
 			add_param(q, e, "extrahosts", hosts[i]);
 		return;
@@ -108,7 +108,7 @@ char *svc_build_query(struct engine *e, const struct svc_plan *plan, const struc
 	 * labels= of the final one, so a task's labels would be left on untagged
 	 * layer images (and a failed build would leave them behind). Without
 	 * layers it commits only the result; the price is no layer cache. */
-	if (strcmp(engine_flavor(e), "podman") == 0)
+	if (e && strcmp(engine_flavor(e), "podman") == 0)
 		te_buf_adds(&q, "&layers=0");
 	return te_buf_detach(&q);
 }

@@ -1,3 +1,4 @@
+#include "services/lifecycle/guard.h"
 #include "services/lifecycle/gc.h"
 #include "services/lifecycle/reskind.h"
 #include "services/model/task.h"
@@ -202,6 +203,7 @@ int svc_gc(struct engine *e, struct ledger *l, const struct svc_gc_opts *opts, s
 	struct svc_tmpl_gc_result tr;
 
 	memset(res, 0, sizeof(*res));
+	svc_guard_ledger(e, l); /* gc acts on every task of the ledger */
 	if (gc_tasks(&g, err) < 0)
 		return -1;
 	/* Orphans: engine objects labelled with this ledger that no row holds,

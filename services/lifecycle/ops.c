@@ -1,6 +1,9 @@
 #include "services/lifecycle/ops.h"
 #include "services/lifecycle/reskind.h"
 #include "services/lifecycle/inuse.h"
+#include "services/lifecycle/guard.h"
+#include "services/lifecycle/files.h"
+#include "services/gate/gate.h"
 #include "services/model/compose.h"
 #include "services/model/load.h"
 #include "services/model/plan.h"
@@ -197,6 +200,8 @@ int svc_lifecycle(struct engine *e, struct ledger *l, const char *task, char *co
 	size_t n = 0;
 	int rc = 0;
 
+	if (svc_guard_task(e, l, task, err) < 0)
+		return -1;
 	if (op == SVC_RESTART && services) {
 		wanted = with_dependants(l, task, services, err);
 		if (!wanted)
@@ -269,6 +274,13 @@ static int load_task_project(struct run *r, struct te_err *err)
 		return te_err_prefix(err, "task '%s': ", r->task);
 	r->own_plan = svc_plan_build(r->project, r->task, state_ledger_id(r->l), err);
 	r->plan = r->own_plan;
+	if (r->plan) {
+		struct gate *g = svc_guard(r->e, r->l);
+
+		r->own_plan->files_dir = svc_files_dir(r->l, r->task);
+		te_strv_free(g->own_dirs);
+		g->own_dirs = te_strv_push(NULL, xstrdup(r->own_plan->files_dir));
+	}
 	return r->plan ? 0 : -1;
 }
 
@@ -424,15 +436,24 @@ int svc_run(struct engine *e, struct ledger *l, const char *task, const struct s
 	    int *exit_code, char **name_out, struct te_err *err)
 {
 	struct run r = {.e = e, .l = l, .task = task, .o = opts};
+	struct gate *g = svc_guard(e, l);
+	const struct svc_plan *saved = g->plan;
 	int rc;
 
 	*name_out = NULL;
 	r.plan = opts->plan;
-	rc = r.plan ? 0 : load_task_project(&r, err);
+	/* A run of its own: the file as it is now, judged with the set the
+	 * latest up recorded (inside up, the plan and set are up's). */
+	rc = r.plan ? 0 : svc_guard_task(e, l, task, err);
+	if (rc == 0 && !r.plan)
+		rc = load_task_project(&r, err);
 	if (rc == 0)
 		rc = find_service(&r, err);
-	if (rc == 0)
+	if (rc == 0) {
+		g->plan = r.plan;
 		rc = create_oneoff(&r, err);
+		g->plan = saved;
+	}
 	if (rc == 0)
 		rc = run_attached(&r, exit_code, err);
 	if (r.id && opts->rm) {

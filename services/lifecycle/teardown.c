@@ -1,3 +1,4 @@
+#include "services/lifecycle/guard.h"
 #include "services/lifecycle/teardown.h"
 #include "services/lifecycle/reskind.h"
 #include "services/model/plan.h"
@@ -273,6 +274,7 @@ int svc_down(struct engine *e, struct ledger *l, const char *task, const struct 
 	int lock = -1, rc;
 
 	memset(res, 0, sizeof(*res));
+	svc_guard(e, l);
 	if (state_task_lock(l, task, true, &lock, err) < 0)
 		return -1;
 	rc = svc_down_locked(e, l, task, opts, res, err);

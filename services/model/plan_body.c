@@ -132,7 +132,8 @@ static cJSON *env_json(const struct svc_service *s)
 	return a;
 }
 
-static void add_ports(cJSON *cfg, cJSON *hc, const struct svc_service *s, const int *host_ports)
+static void add_ports(cJSON *cfg, cJSON *hc, const struct svc_service *s, const int *host_ports,
+		      bool public_ok)
 {
 	cJSON *exposed = cJSON_AddObjectToObject(cfg, "ExposedPorts");
 	cJSON *bindings = cJSON_AddObjectToObject(hc, "PortBindings");
@@ -149,10 +150,11 @@ static void add_ports(cJSON *cfg, cJSON *hc, const struct svc_service *s, const 
 		if (!list)
 			list = cJSON_AddArrayToObject(bindings, key);
 		b = cJSON_CreateObject();
-		/* A host ip other than loopback reaches the plan only when the
-		 * policy's public-port exception allowed it. */
+		/* A host ip other than loopback is published as written only
+		 * when the trusted side granted public-port. */
 		cJSON_AddStringToObject(b, "HostIp",
-					s->ports[i].host_ip && strncmp(s->ports[i].host_ip, "127.", 4) != 0 &&
+					public_ok && s->ports[i].host_ip &&
+						strncmp(s->ports[i].host_ip, "127.", 4) != 0 &&
 						strcmp(s->ports[i].host_ip, "::1") != 0
 					    ? s->ports[i].host_ip
 					    : SVC_HOST_IP);
@@ -458,6 +460,8 @@ static void add_config_misc(cJSON *b, const struct svc_service *s)
 					(double)((s->stop_grace_ns + 999999999) / 1000000000));
 	if (s->hostname)
 		cJSON_AddStringToObject(b, "Hostname", s->hostname);
+	if (s->mac_address)
+		cJSON_AddStringToObject(b, "MacAddress", s->mac_address);
 	if (s->domainname)
 		cJSON_AddStringToObject(b, "Domainname", s->domainname);
 	if (s->tty == 1)
@@ -553,7 +557,7 @@ cJSON *svc_plan_container_body(const struct svc_plan *plan, const struct svc_pla
 					       cJSON_CreateString(number));
 	cJSON_AddItemToObject(b, "Labels", labels);
 	hc = cJSON_CreateObject();
-	add_ports(b, hc, s, host_ports);
+	add_ports(b, hc, s, host_ports, plan->public_ports);
 	add_mounts(b, hc, plan, s);
 	add_file_mounts(hc, plan, s);
 	add_ulimits(hc, s);
