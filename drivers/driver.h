@@ -107,8 +107,9 @@ enum drv_removed {
 	DRV_NOT_OURS, /* an object of that name exists but is not marked as ours: left alone */
 };
 
-/* The server container taskenv runs, one per driver, ledger and engine, for
- * the resources that name no server: (services/lifecycle/shared.c). Its
+/* The server container taskenv runs, one per driver, ledger and engine (or
+ * per task: PER_TASK), for the resources that name no server:
+ * (services/lifecycle/shared.c). Its
  * admin URL is SCHEME://USER:PASSWORD@127.0.0.1:<published ADMIN_PORT>PATH. */
 struct drv_shared {
 	const char *image;		  /* default image (the resource's image: overrides it) */
@@ -122,6 +123,13 @@ struct drv_shared {
 	const char *password_env;	  /* variable it takes the admin password from, or NULL */
 	const char *scheme, *user, *path; /* of the admin URL */
 	bool amqp;			  /* PORTS[0] as published is drv_spec.amqp_port */
+	/* One container per task instead of one per ledger: on the task's own
+	 * networks only, with a random USER and password of the task (kept in
+	 * its secrets, handed over as USER_ENV / PASSWORD_ENV), removed by the
+	 * task's `down` (svc_shared_start_task). For servers whose one identity
+	 * would otherwise be every task's (s3rver). */
+	bool per_task;
+	const char *user_secret; /* PER_TASK: the name USER's random value is kept as */
 };
 
 struct drv_ops {

@@ -429,16 +429,24 @@ static const char *const s3_fields[] = {"endpoint",   "region",	     "access_key
 static const char *const s3_kinds[] = {"s3-bucket", NULL};
 static const char *const s3_keys[] = {"buckets", NULL};
 
-/* s3rver has one fixed credential for everyone: its boundary is bucket
- * naming, not identity (the contract says so). */
+/* s3rver serves whoever reaches it (anonymous requests, and only the access
+ * key id of a SigV4 one is checked): one instance shared by tasks is no
+ * boundary at all. So each task gets its own instance, on its own networks
+ * only, whose image (scripts/images.sh) takes a random access key id and
+ * secret from S3RVER_ACCESS_KEY / S3RVER_SECRET_KEY, revokes S3RVER/S3RVER
+ * and refuses unsigned requests (services/lifecycle/shared.c). */
 static const struct drv_shared s3_shared = {
-    .image = "taskenv-example/s3rver:3",
+    .image = "taskenv-example/s3rver:3.1",
     .ports = {"4568", NULL},
     .admin_port = "4568",
-    .fixed_password = "S3RVER",
+    .secret = "s3-server-secret",
+    .user_env = "S3RVER_ACCESS_KEY",
+    .password_env = "S3RVER_SECRET_KEY",
     .scheme = "http",
     .user = "S3RVER",
+    .user_secret = "s3-server-key",
     .path = "",
+    .per_task = true,
 };
 
 const struct drv_ops drv_s3 = {

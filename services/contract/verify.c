@@ -57,12 +57,22 @@ static const char *name_of(const cJSON *obj)
 
 /* ---- ledger and engine agree ---- */
 
-static bool recorded(const struct svc_snapshot *s, enum svc_res_kind kind, const char *name)
+/* A row of KIND names NAME; a listed container may also be a row of
+ * another container kind (a task's own server) when ANY_CONTAINER. */
+static bool recorded_as(const struct svc_snapshot *s, enum svc_res_kind kind, bool any_container,
+			const char *name)
 {
 	for (size_t i = 0; i < s->n_res; i++)
-		if (svc_res_kind_of(s->res[i].kind) == kind && strcmp(s->res[i].name, name) == 0)
+		if ((svc_res_kind_of(s->res[i].kind) == kind || (any_container && kind == SVC_RES_CONTAINER &&
+								 svc_res_kind_container(s->res[i].kind))) &&
+		    strcmp(s->res[i].name, name) == 0)
 			return true;
 	return false;
+}
+
+static bool recorded(const struct svc_snapshot *s, enum svc_res_kind kind, const char *name)
+{
+	return recorded_as(s, kind, false, name);
 }
 
 static void check_recorded(struct verify *v, const cJSON *entries, enum svc_res_kind kind, int *present)
@@ -99,7 +109,7 @@ static int check_unrecorded(struct verify *v, enum svc_res_kind kind, const char
 	cJSON_ArrayForEach (o, list) {
 		const char *n = listed_name(kind, o);
 
-		if (!recorded(&v->s, kind, n))
+		if (!recorded_as(&v->s, kind, true, n))
 			result(v, "ledger-engine", n, SVC_VERIFY_FAIL,
 			       "%s carries label %s but the ledger has no row for it",
 			       svc_res_kind_name(kind), label);

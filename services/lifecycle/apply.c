@@ -40,6 +40,12 @@ int svc_up_opts_init(struct svc_up_opts *opts, const struct svc_settings *st, st
 	opts->port_lo = (int)ports->num;
 	opts->port_hi = (int)ports->num2;
 	opts->wait_timeout_s = (int)svc_settings_at(st, SVC_SET_WAIT_TIMEOUT)->num;
+	for (size_t i = 0; i < DRV_COUNT; i++) {
+		te_autofree char *key = xasprintf("shared_images.%s", drv_at(i)->name);
+		const char *img = drv_at(i)->shared ? svc_settings_get(st, key) : NULL;
+
+		opts->shared_image[i] = img && *img ? img : NULL;
+	}
 	return state_subnet_pool_parse(svc_settings_at(st, SVC_SET_SUBNET_POOL)->text,
 				       (int)svc_settings_at(st, SVC_SET_SUBNET_PREFIX)->num, &opts->pool,
 				       err);
@@ -65,6 +71,39 @@ int up_not_ours(struct up *u, long long row, const char *kind, const char *name,
 			  kind, name, task);
 }
 
+/* The task's networks exist before its own server container of R's driver
+ * (drv_shared.per_task), which is created on the first and attached to
+ * the others (attach_shared), with the keys of every resource of that
+ * driver without server: as its aliases. */
+static int task_server(struct up *u, const struct svc_resource *r, const char *image, struct svc_shared *sh,
+		       struct te_err *err)
+{
+	const struct svc_project *p = u->plan->project;
+	const char *net = NULL;
+	te_autostrv char **aliases = NULL;
+	struct svc_shared_task t;
+
+	for (size_t i = 0; i < u->plan->n_networks; i++) {
+		if (!u->nets_made && up_ensure_network(u, &u->plan->networks[i], err) < 0)
+			return -1;
+		if (!net && !u->plan->networks[i].external)
+			net = u->plan->networks[i].name;
+	}
+	u->nets_made = true;
+	if (!net)
+		return te_err_set(
+		    err, TE_E_USAGE,
+		    "resource '%s' (driver %s) without server: runs on a server container on the "
+		    "task's own networks, and every network of the task is external",
+		    r->key, r->driver);
+	for (size_t i = 0; i < p->n_resources; i++)
+		if (!p->resources[i].server && strcmp(p->resources[i].driver, r->driver) == 0)
+			aliases = te_strv_push(aliases, xstrdup(p->resources[i].key));
+	t = (struct svc_shared_task){
+	    u->e, u->l, u->plan->task, net, aliases, u->opts->port_lo, u->opts->port_hi};
+	return svc_shared_start_task(&t, r->driver, image, sh, err);
+}
+
 /* The shared server container of R's driver, started once per `up`. */
 static struct svc_shared *shared_for(struct up *u, const struct svc_resource *r, struct te_err *err)
 {
@@ -78,7 +117,17 @@ static struct svc_shared *shared_for(struct up *u, const struct svc_resource *r,
 		       NULL;
 	if (sh->container)
 		return sh;
-	if (svc_shared_start(u->e, u->l, r->driver, r->image, sh, err) < 0)
+	if (drv_find(r->driver)->shared->per_task) {
+		te_autofree char *own = svc_shared_task_name(u->plan->task, r->driver);
+
+		if (task_server(u, r, u->opts->shared_image[slot], sh, err) < 0)
+			return NULL;
+		up_step(u, "container", own,
+			sh->was_running ? "running (the task's own server)"
+					: "started (the task's own server)");
+		return sh;
+	}
+	if (svc_shared_start(u->e, u->l, r->driver, u->opts->shared_image[slot], sh, err) < 0)
 		return NULL;
 	up_step(u, "container", name,
 		sh->was_running ? "running (shared server)" : "started (shared server)");
@@ -93,7 +142,9 @@ static int shared_ready(struct up *u, struct te_err *err)
 
 		if (!u->shared[k].container)
 			continue;
-		name = xasprintf("taskenv-shared-%s", u->shared[k].driver);
+		name = drv_find(u->shared[k].driver)->shared->per_task
+			   ? svc_shared_task_name(u->plan->task, u->shared[k].driver)
+			   : xasprintf("taskenv-shared-%s", u->shared[k].driver);
 		if (svc_shared_ready(&u->shared[k], err) < 0)
 			return te_err_prefix(err, "shared %s server container: ", u->shared[k].driver);
 		up_step(u, "container", name, "ready");
@@ -158,9 +209,10 @@ static bool builds_templates(const struct svc_project *p)
 /* Networks (with the shared servers attached), then volumes. */
 static int create_rooms(struct up *u, struct te_err *err)
 {
-	for (size_t i = 0; i < u->plan->n_networks; i++)
+	for (size_t i = 0; !u->nets_made && i < u->plan->n_networks; i++)
 		if (up_ensure_network(u, &u->plan->networks[i], err) < 0)
 			return -1;
+	u->nets_made = true;
 	if (attach_shared(u, err) < 0)
 		return -1;
 	for (size_t i = 0; i < u->plan->n_volumes; i++)
@@ -331,7 +383,7 @@ static int up_run(struct up *u, const struct svc_project *project, struct te_err
 	te_autofree char *files = files_json(project);
 	const char *task = u->plan->task;
 
-	if (up_check_images(u, err) < 0)
+	if (svc_resources_admit(u->l, project, u->opts->allow, err) < 0 || up_check_images(u, err) < 0)
 		return -1;
 	if (state_task_upsert(u->l, task, project->dir, files, engine_socket(u->e), "starting", err) < 0)
 		return -1;

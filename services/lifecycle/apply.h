@@ -5,6 +5,7 @@
 
 #include <stdbool.h>
 
+#include "drivers/driver.h" /* DRV_COUNT */
 #include "services/progress.h"
 #include "state/subnets.h"
 
@@ -27,12 +28,17 @@ struct svc_up_opts {
 	long long owner_pid;	       /* the task's owner (state/owner.h); 0: this process */
 	long long retain_on_failure;   /* seconds to keep a failed up for inspection; 0: off */
 	struct state_subnet_pool pool; /* subnets of bridge networks */
+	/* The image of each driver's server container, by svc_shared_slot:
+	 * the trusted config's shared_images.<driver> (borrowed from the
+	 * settings), NULL: the driver's own. Never from the Compose file. */
+	const char *shared_image[DRV_COUNT];
 };
 
-/* Zeroes OPTS and fills the port range, the wait timeout and the subnet
- * pool from the settings ST (borrowed; services/settings.h: port_range,
- * wait_timeout, subnet_pool, subnet_prefix), already checked when they
- * were loaded. */
+/* Zeroes OPTS and fills the port range, the wait timeout, the subnet
+ * pool and the server images from the settings ST (borrowed, and lent to
+ * OPTS: it outlives them; services/settings.h: port_range, wait_timeout,
+ * subnet_pool, subnet_prefix, shared_images.*), already checked when
+ * they were loaded. */
 int svc_up_opts_init(struct svc_up_opts *opts, const struct svc_settings *st, struct te_err *err);
 
 /* Bring TASK up from PROJECT (both borrowed) on engine E, recording in L.

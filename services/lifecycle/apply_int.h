@@ -39,6 +39,7 @@ struct up {
 	bool *need_build;	  /* per planned container */
 	char **old_image;	  /* per planned container: image id a rebuild replaced, or NULL */
 	struct svc_tmpl_ctx tmpl; /* templates built from migrations; .used: for the pool refill */
+	bool nets_made; /* the planned networks are ensured (a task's own server needs them first) */
 };
 
 /* ---- apply.c ---- */

@@ -159,8 +159,13 @@ static int orphan_remove(struct gc *g, const struct svc_res_kind_ops *k, const c
 	rc = task_busy(g, task, &lock, err);
 	if (rc != 0)
 		return rc < 0 ? -1 : 0;
-	/* Under the lock, so no `up` of the task can be recording it now. */
+	/* Under the lock, so no `up` of the task can be recording it now. A
+	 * listed container may be a row of another container kind (a task's
+	 * own server). */
 	rc = state_resource_held(g->l, kind, name, err);
+	for (int i = 0; rc == 0 && k->container && i < SVC_RES_COUNT; i++)
+		if (svc_res_kind(i)->container && svc_res_kind(i) != k)
+			rc = state_resource_held(g->l, svc_res_kind(i)->name, name, err);
 	/* No task owns an orphan: every container still on it keeps it (the
 	 * orphan containers went first), only the shared servers leave. */
 	if (rc == 0) {

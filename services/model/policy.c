@@ -34,6 +34,12 @@ static const char *const socket_paths[] = {"/var/run/docker.sock",
 
 bool svc_policy_known(const char *name)
 {
+	/* template:NAME grants cloning one Postgres template (lifecycle/pgtpl.h). */
+	if (strncmp(name, "template:", 9) == 0)
+		return name[9] && strlen(name + 9) < 64 &&
+		       strspn(name + 9, "abcdefghijklmnopqrstuvwxyz"
+					"ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+					"0123456789_-$") == strlen(name + 9);
 	for (size_t i = 0; i < sizeof(fixed_names) / sizeof(fixed_names[0]); i++)
 		if (strcmp(fixed_names[i], name) == 0)
 			return true;

@@ -117,8 +117,14 @@ static int res_field(struct svc_yaml *y, struct svc_resource *r, struct svc_yaml
 		return res_string(y, pr, path, &r->tmpl);
 	if (strcmp(pr->name, "container_host") == 0)
 		return res_string(y, pr, path, &r->container_host);
+	/* The server container's image is the trusted side's to pick: a file
+	 * that chose it would run its own code as every task's server. */
 	if (strcmp(pr->name, "image") == 0)
-		return res_string(y, pr, path, &r->image);
+		return svc_yaml_err(y, pr->key,
+				    "%s.image: the server container's image comes from taskenv or the "
+				    "trusted config (shared_images.%s in the user config file), never from "
+				    "the Compose file",
+				    path, r->driver ? r->driver : "<driver>");
 	if (strcmp(pr->name, "amqp_port") == 0)
 		return res_string(y, pr, path, &r->amqp_port);
 	return svc_yaml_list(y, pr->val, p, &r->buckets); /* buckets: the last resource_keys */
@@ -188,9 +194,6 @@ static int res_check(struct svc_yaml *y, struct svc_resource *r, yaml_node_t *at
 				    drv_names());
 	if (res_check_keys(y, r, at, path) < 0 || res_check_amqp_port(y, r, at, path) < 0)
 		return -1;
-	if (r->server && r->image)
-		return svc_yaml_err(
-		    y, at, "%s: image is for the shared server container, used without server:", path);
 	if (r->server && !*r->server)
 		return svc_yaml_err(y, at, "%s: server is empty: is the variable it names set?", path);
 	if (r->isolation && strcmp(r->isolation, "schema") != 0 && strcmp(r->isolation, "database") != 0)

@@ -204,6 +204,11 @@ static void test_allow_in_file_and_validate(void **state)
 	assert_int_equal(svc_policy_validate(p, NULL, &err), -1);
 	assert_int_equal(err.code, TE_E_COMPOSE);
 	svc_project_free(p);
+	/* template:NAME is a name with a parameter (lifecycle/pgtpl.h grants it). */
+	assert_true(svc_policy_known("template:app_tpl"));
+	assert_false(svc_policy_known("template:"));
+	assert_false(svc_policy_known("template:a b"));
+	assert_false(svc_policy_known("template:a;drop"));
 }
 
 /* A symlink inside the project pointing out of it is judged by its target;

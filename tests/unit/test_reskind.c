@@ -67,12 +67,12 @@ static void test_driver_kinds(void **state)
 }
 
 /* Engine rows: found, removed; those listed by label say how to read a
- * list entry. Teardown order: containers, driver objects, networks,
- * images, volumes. */
+ * list entry. Teardown order: containers, driver objects, the task's own
+ * server containers they live on, networks, images, volumes. */
 static void test_engine_rows(void **state)
 {
-	static const enum svc_res_kind order[] = {SVC_RES_CONTAINER, SVC_RES_POSTGRES_ROLE, SVC_RES_NETWORK,
-						  SVC_RES_IMAGE, SVC_RES_VOLUME};
+	static const enum svc_res_kind order[] = {SVC_RES_CONTAINER, SVC_RES_POSTGRES_ROLE, SVC_RES_S3_SERVER,
+						  SVC_RES_NETWORK,   SVC_RES_IMAGE,	    SVC_RES_VOLUME};
 
 	for (int i = 0; i < SVC_RES_COUNT; i++) {
 		const struct svc_res_kind_ops *k = svc_res_kind(i);
@@ -100,6 +100,12 @@ static void test_engine_rows(void **state)
 	assert_true(svc_res_kind(SVC_RES_VOLUME)->by_name);
 	assert_true(svc_res_kind(SVC_RES_IMAGE)->by_name);
 	assert_false(svc_res_kind(SVC_RES_CONTAINER)->by_name);
+	/* A task's own server is a container the container list shows (gc,
+	 * verify: recorded under another kind), with no list of its own. */
+	assert_true(svc_res_kind_container("s3-server"));
+	assert_true(svc_res_kind_container("container"));
+	assert_false(svc_res_kind_container("network"));
+	assert_null(svc_res_kind(SVC_RES_S3_SERVER)->list);
 }
 
 /* Rows the engine cannot be asked about fail without a call. */
