@@ -82,7 +82,8 @@ api_body() {
 recreate_with() {
 	local name=$1-$2-1 j hc body
 	j=$(api GET "/containers/$name/json")
-	hc=$(jq -c ".HostConfig | $3" <<<"$j")
+	# Podman reports ulimits as RLIMIT_NOFILE, and takes them back only as nofile
+	hc=$(jq -c ".HostConfig | .Ulimits = ((.Ulimits // []) | map(.Name |= (ascii_downcase | ltrimstr(\"rlimit_\")))) | $3" <<<"$j")
 	# a joined network namespace takes no hostname, ports or endpoints of its own
 	body=$(jq -c --argjson hc "$hc" 'if ($hc.NetworkMode | startswith("container:")) then
 			.Config | del(.Hostname, .Domainname, .ExposedPorts) | . + {HostConfig: $hc}

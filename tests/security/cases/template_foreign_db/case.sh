@@ -1,6 +1,6 @@
 # shellcheck shell=bash disable=SC2034,SC2154 # sourced by t_security.sh, which reads and sets these
 # template: names another task's database on the same server (a clone of its data)
-KEY=template ALLOW='template:|refused' LINE=7
+KEY=template ALLOW='template:|refused' LINE=7 VERB=up CHECK_RC='0|1'
 case_setup() {
 	drv_servers
 	# shellcheck disable=SC2016 # interpolated by taskenv, not here
