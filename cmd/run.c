@@ -12,6 +12,7 @@ struct run_args {
 	struct svc_run_opts ro;
 	char **env;	  /* owned */
 	char **env_files; /* owned */
+	char **allow;	  /* owned */
 };
 
 const struct cmd_option cmd_run_options[] = {
@@ -24,6 +25,9 @@ const struct cmd_option cmd_run_options[] = {
     CMD_OPT_LIST(0, "env-file", "FILE", struct run_args, env_files,
 		 "variables to read the task's Compose files with, instead of the\n"
 		 ".env (repeatable; as given to 'taskenv up')"),
+    CMD_OPT_CSV(0, "allow", "NAME", struct run_args, allow,
+		"grant a policy exception for this run, besides those of the task's\n"
+		"latest up (repeatable, comma-separated; docs/security.md)"),
     CMD_OPT_END,
 };
 
@@ -71,6 +75,7 @@ int cmd_run(struct te_ctx *ctx, int argc, char **argv)
 	if (i < 0) {
 		te_strv_free(a.env);
 		te_strv_free(a.env_files);
+		te_strv_free(a.allow);
 		return code;
 	}
 	a.ro.service = argv[i++];
@@ -79,6 +84,7 @@ int cmd_run(struct te_ctx *ctx, int argc, char **argv)
 	a.ro.cmd = i < argc ? argv + i : NULL;
 	a.ro.env = a.env;
 	a.ro.env_files = a.env_files;
+	a.ro.allow = a.allow;
 	a.ro.output = out_line;
 	a.ro.cancel = &interrupted;
 	signal(SIGPIPE, SIG_IGN);
@@ -87,6 +93,7 @@ int cmd_run(struct te_ctx *ctx, int argc, char **argv)
 		rc = svc_run(ctx->engine, ctx->ledger, task, &a.ro, &code, &name, &err);
 	te_strv_free(a.env);
 	te_strv_free(a.env_files);
+	te_strv_free(a.allow);
 	if (rc < 0)
 		return cmd_fail("run", &err);
 	if (interrupted)

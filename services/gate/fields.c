@@ -209,9 +209,36 @@ static void r_ports(struct gate *g, const struct gate_at *at, const struct gate_
 	}
 }
 
+/* A bind to DST that is one of the service's secrets or configs: where it
+ * was declared, and the key. 0 when it is none. */
+static int at_file_ref(const struct gate *g, const struct gate_at *at, const char *dst, struct gate_at *a,
+		       const char **key)
+{
+	for (int sec = 1; at->svc && g->plan && sec >= 0; sec--) {
+		const struct svc_file_ref *r = sec ? at->svc->secrets : at->svc->configs;
+		size_t n = sec ? at->svc->n_secrets : at->svc->n_configs;
+		const struct svc_file_decl *d = sec ? g->plan->project->secrets : g->plan->project->configs;
+		size_t nd = sec ? g->plan->project->n_secrets : g->plan->project->n_configs;
+
+		for (size_t i = 0; i < n; i++) {
+			te_autofree char *t = svc_plan_file_target(sec, &r[i]);
+
+			if (strcmp(t, dst) != 0)
+				continue;
+			*key = sec ? "secrets" : "configs";
+			for (size_t j = 0; j < nd; j++)
+				if (strcmp(d[j].key, r[i].source) == 0)
+					a->loc = d[j].loc;
+			return 1;
+		}
+	}
+	return 0;
+}
+
 /* "SRC:DST[:OPTS]": a host path (absolute) or a volume name. */
 static void judge_bind(struct gate *g, const struct gate_at *at, const char *bind, bool paths_only)
 {
+	const char *key = "volumes";
 	te_autofree char *copy = xstrdup(bind);
 	char *dst = strchr(copy, ':');
 	char *opts = dst ? strchr(dst + 1, ':') : NULL;
@@ -226,6 +253,7 @@ static void judge_bind(struct gate *g, const struct gate_at *at, const char *bin
 	if (opts)
 		*opts++ = '\0';
 	a = at_mount(at, dst);
+	at_file_ref(g, at, dst, &a, &key);
 	for (char *o = opts, *next; o && *o; o = next) {
 		next = strchr(o, ',');
 		if (next)
@@ -233,12 +261,12 @@ static void judge_bind(struct gate *g, const struct gate_at *at, const char *bin
 		if (strcmp(o, "ro") == 0)
 			ro = true;
 		else if (strcmp(o, "rw") != 0 && strcmp(o, "nocopy") != 0)
-			gate_add(g, &a, "volumes", NULL, xasprintf("bind option '%s' of '%s'", o, bind));
+			gate_add(g, &a, key, NULL, xasprintf("bind option '%s' of '%s'", o, bind));
 	}
 	if (copy[0] == '/')
-		gate_host_path(g, &a, "volumes", copy, ro);
+		gate_host_path(g, &a, key, copy, ro);
 	else if (!paths_only)
-		gate_volume_use(g, &a, "volumes", copy);
+		gate_volume_use(g, &a, key, copy);
 }
 
 static void r_binds(struct gate *g, const struct gate_at *at, const struct gate_field *f, const cJSON *v)
@@ -496,6 +524,10 @@ static void r_netmode(struct gate *g, const struct gate_at *at, const struct gat
 				 xasprintf("%s is not a container of this task", m));
 		return;
 	}
+	/* Not written: the plan's primary network, which its endpoint names
+	 * too (judged there, under networks:). */
+	if (at->svc && !at->svc->key_loc[SVC_K_NETWORK_MODE].line)
+		return;
 	gate_network_use(g, at, "network_mode", m);
 }
 

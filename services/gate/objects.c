@@ -383,10 +383,11 @@ static void build_param(struct gate *g, const struct gate_at *at, const char *k,
 	}
 	if (strcmp(k, "networkmode") == 0) {
 		if (strcmp(v, "host") == 0)
-			gate_add(g, at, "build.network", "host-network", xstrdup("build.network: host"));
-		else if (*v && strcmp(v, "default") != 0)
+			gate_add(g, at, "build.network", "host-network",
+				 xstrdup("build.network: host shares the host's network"));
+		else if (*v && strcmp(v, "default") != 0 && strcmp(v, "none") != 0)
 			gate_add(g, at, "build.network", NULL,
-				 xasprintf("build.network: '%s' (only the default)", v));
+				 xasprintf("build.network: '%s' (only the default, or none)", v));
 		return;
 	}
 	gate_add(g, at, "build", NULL, xasprintf("build parameter '%s' is one taskenv never sends", k));
@@ -479,7 +480,7 @@ void gate_network_connect(struct gate *g, const char *network, const cJSON *body
 
 /* ---- the host paths taskenv reads for the file ---- */
 
-static void project_files(struct gate *g, const struct svc_project *p, const struct svc_service *s)
+static void project_files(struct gate *g, const struct svc_service *s)
 {
 	struct gate_at at = {s, s->name, s->loc};
 
@@ -487,18 +488,7 @@ static void project_files(struct gate *g, const struct svc_project *p, const str
 		at.loc = s->env_paths[i].loc;
 		gate_host_path(g, &at, "env_file", s->env_paths[i].key, true);
 	}
-	for (int sec = 1; sec >= 0; sec--) {
-		const struct svc_file_ref *r = sec ? s->secrets : s->configs;
-		const struct svc_file_decl *d = sec ? p->secrets : p->configs;
-		size_t n = sec ? s->n_secrets : s->n_configs, nd = sec ? p->n_secrets : p->n_configs;
-
-		for (size_t i = 0; i < n; i++)
-			for (size_t j = 0; j < nd; j++)
-				if (strcmp(d[j].key, r[i].source) == 0 && d[j].kind == SVC_FILE_FILE) {
-					at.loc = d[j].loc;
-					gate_host_path(g, &at, sec ? "secrets" : "configs", d[j].file, true);
-				}
-	}
+	/* Secret and config files reach the engine as binds: judged there. */
 	if (!s->build.set)
 		return;
 	at.loc = s->key_loc[SVC_K_BUILD].line ? s->key_loc[SVC_K_BUILD] : s->build.loc;
@@ -518,7 +508,7 @@ int gate_judge_project(struct gate *g, const struct svc_project *p)
 	size_t before = g->n;
 
 	for (size_t i = 0; i < p->n_services; i++)
-		project_files(g, p, &p->services[i]);
+		project_files(g, &p->services[i]);
 	return g->n > before ? -1 : 0;
 }
 

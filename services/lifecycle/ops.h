@@ -70,6 +70,9 @@ struct svc_run_opts {
 	 * the plan it is applying. NULL: loaded from the Compose files the
 	 * ledger records for the task. */
 	const struct svc_plan *plan;
+	/* Exceptions the trusted side grants this run besides those the
+	 * task's latest up recorded (--allow), or NULL. Borrowed. */
+	char *const *allow;
 };
 
 /* One-off container of SERVICE in TASK, as `docker compose run`: the
