@@ -156,7 +156,10 @@ int cmd_check(struct te_ctx *ctx, int argc, char **argv)
 		rc = run(ctx, &o, &err);
 		if (rc < 0) {
 			cmd_fail("check", &err);
-			rc = EXIT_USAGE; /* unreadable or invalid file: 2, whatever the cause */
+			/* A refusal the loader makes (a server image, a build network
+			 * or context): 1, as the policy's; else an unreadable or
+			 * invalid file: 2, whatever the cause. */
+			rc = err.code == TE_E_POLICY ? EXIT_FAIL : EXIT_USAGE;
 		}
 	}
 	cmd_compose_release(&o.compose);

@@ -18,8 +18,10 @@ const struct cmd_option cmd_evidence_options[] = {
 const char cmd_evidence_about[] =
     "Write DIR/contract.md, contract.json, verify.txt, verify.json, events.json,\n"
     "logs/<container>.log, git-diff.patch (against the base commit) and\n"
-    "git-status.txt. Exit 1 when the folder could not be written or verify failed\n"
-    "(the folder is complete either way).\n";
+    "git-status.txt. DIR is new, or an empty directory (not a symlink): an existing\n"
+    "non-empty one is refused, and no file is written through a symlink. Exit 1 when\n"
+    "the folder could not be written or verify failed (the folder is complete either\n"
+    "way).\n";
 
 int cmd_evidence(struct te_ctx *ctx, int argc, char **argv)
 {

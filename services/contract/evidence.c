@@ -12,51 +12,99 @@
 #define TE_WITH_CJSON
 #include "common/cleanup.h"
 
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 /* Logs kept per container, in bytes. */
 #define LOG_MAX (32u * 1024u * 1024u)
 
-static int write_file(const char *dir, const char *name, const char *data, size_t n, struct te_err *err)
-{
-	te_autofree char *path = xasprintf("%s/%s", dir, name);
-	FILE *f = fopen(path, "w");
+/* The evidence folder: its descriptor (every file is made with openat under
+ * it) and its path, for messages. */
+struct out {
+	int fd;
+	const char *path;
+};
 
-	if (!f)
-		return te_err_set(err, TE_E_IO, "write '%s': %s", path, strerror(errno));
+/* NAME is new: O_CREAT|O_EXCL|O_NOFOLLOW, so nothing planted under the
+ * folder (a symlink to a file of the user's) is followed or replaced. */
+static int write_file(const struct out *o, const char *name, const char *data, size_t n, struct te_err *err)
+{
+	int fd = openat(o->fd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+	FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+
+	if (!f) {
+		if (fd >= 0)
+			close(fd);
+		return te_err_set(err, TE_E_IO, "write '%s/%s': %s", o->path, name, strerror(errno));
+	}
 	if (n && fwrite(data, 1, n, f) != n) {
 		fclose(f);
-		return te_err_set(err, TE_E_IO, "write '%s': %s", path, strerror(errno));
+		return te_err_set(err, TE_E_IO, "write '%s/%s': %s", o->path, name, strerror(errno));
 	}
 	if (fclose(f) != 0)
-		return te_err_set(err, TE_E_IO, "write '%s': %s", path, strerror(errno));
+		return te_err_set(err, TE_E_IO, "write '%s/%s': %s", o->path, name, strerror(errno));
 	return 0;
 }
 
-static int write_text(const char *dir, const char *name, const char *text, struct te_err *err)
+static int write_text(const struct out *o, const char *name, const char *text, struct te_err *err)
 {
-	return write_file(dir, name, text, strlen(text), err);
+	return write_file(o, name, text, strlen(text), err);
 }
 
-static int write_json(const char *dir, const char *name, const cJSON *j, struct te_err *err)
+static int write_json(const struct out *o, const char *name, const cJSON *j, struct te_err *err)
 {
 	te_autofree char *t = cJSON_Print(j);
 	te_autofree char *nl = xasprintf("%s\n", t);
 
-	return write_text(dir, name, nl, err);
+	return write_text(o, name, nl, err);
 }
 
-static int make_dir(const char *dir, struct te_err *err)
+static bool dir_empty(int fd)
 {
-	if (mkdir(dir, 0755) < 0 && errno != EEXIST)
-		return te_err_set(err, TE_E_IO, "create '%s': %s", dir, strerror(errno));
+	int dup_fd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+	DIR *d = dup_fd >= 0 ? fdopendir(dup_fd) : NULL;
+	struct dirent *e;
+	bool empty = true;
+
+	if (!d) {
+		if (dup_fd >= 0)
+			close(dup_fd);
+		return false;
+	}
+	while (empty && (e = readdir(d)))
+		empty = strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0;
+	closedir(d);
+	return empty;
+}
+
+/* Open (creating it) the folder NAME under AT (AT_FDCWD: a path): a new
+ * directory, or an existing empty one that is not a symlink. */
+static int open_dir(int at, const char *name, const char *path, int *fd, struct te_err *err)
+{
+	if (mkdirat(at, name, 0755) < 0 && errno != EEXIST)
+		return te_err_set(err, TE_E_IO, "create '%s': %s", path, strerror(errno));
+	*fd = openat(at, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (*fd < 0)
+		return te_err_set(
+		    err, TE_E_IO, "open '%s': %s%s", path, strerror(errno),
+		    errno == ELOOP || errno == ENOTDIR ? " (a symlink or not a directory: refused)" : "");
+	if (!dir_empty(*fd)) {
+		close(*fd);
+		*fd = -1;
+		return te_err_set(err, TE_E_USAGE,
+				  "'%s' exists and is not empty: evidence goes into a new or empty folder",
+				  path);
+	}
 	return 0;
 }
 
-static int write_contract(struct engine *e, struct ledger *l, const char *task, const char *dir,
+static int write_contract(struct engine *e, struct ledger *l, const char *task, const struct out *dir,
 			  struct te_err *err)
 {
 	te_autojson cJSON *c = NULL;
@@ -70,8 +118,8 @@ static int write_contract(struct engine *e, struct ledger *l, const char *task, 
 	return write_text(dir, "contract.md", md, err);
 }
 
-static int write_verify(struct engine *e, struct ledger *l, const char *task, const char *dir, int *failed,
-			struct te_err *err)
+static int write_verify(struct engine *e, struct ledger *l, const char *task, const struct out *dir,
+			int *failed, struct te_err *err)
 {
 	te_autojson cJSON *r = NULL;
 	te_autofree char *txt = NULL;
@@ -84,33 +132,38 @@ static int write_verify(struct engine *e, struct ledger *l, const char *task, co
 	return write_text(dir, "verify.txt", txt, err);
 }
 
-static int write_logs(struct engine *e, const struct svc_snapshot *s, const char *dir, struct te_err *err)
+static int write_logs(struct engine *e, const struct svc_snapshot *s, const struct out *dir,
+		      struct te_err *err)
 {
-	te_autofree char *logs = xasprintf("%s/logs", dir);
+	te_autofree char *path = xasprintf("%s/logs", dir->path);
+	struct out logs = {-1, path};
+	int rc = 0;
 
-	if (make_dir(logs, err) < 0)
+	if (open_dir(dir->fd, "logs", path, &logs.fd, err) < 0)
 		return -1;
-	for (size_t i = 0; i < s->n_res; i++) {
+	for (size_t i = 0; i < s->n_res && rc == 0; i++) {
 		te_autobuf struct te_buf b = TE_BUF_INIT(LOG_MAX);
 		te_autofree char *name = NULL;
 		const struct state_resource *r = &s->res[i];
 
-		if (svc_res_kind_of(r->kind) != SVC_RES_CONTAINER || !r->engine_id)
+		if (svc_res_kind_of(r->kind) != SVC_RES_CONTAINER || !r->engine_id || strchr(r->name, '/'))
 			continue;
 		if (engine_container_logs(e, r->engine_id, -1, &b, err) < 0) {
-			if (err->code != TE_E_NOTFOUND)
-				return -1;
+			if (err->code != TE_E_NOTFOUND) {
+				rc = -1;
+				break;
+			}
 			te_err_clear(err);
 			continue;
 		}
 		name = xasprintf("%s.log", r->name);
-		if (write_file(logs, name, b.data ? b.data : "", b.len, err) < 0)
-			return -1;
+		rc = write_file(&logs, name, b.data ? b.data : "", b.len, err);
 	}
-	return 0;
+	close(logs.fd);
+	return rc;
 }
 
-static int write_git(const struct svc_snapshot *s, const char *dir, struct te_err *err)
+static int write_git(const struct svc_snapshot *s, const struct out *dir, struct te_err *err)
 {
 	const char *src = svc_snapshot_source_dir(s);
 	const char *diff[] = {"diff", s->has_wt ? s->wt.base : "HEAD", NULL};
@@ -134,16 +187,20 @@ int svc_evidence_write(struct engine *e, struct ledger *l, const char *task, con
 		       int *verify_failed, struct te_err *err)
 {
 	te_autojson cJSON *ev = NULL;
+	struct out o = {-1, dir};
 	struct svc_snapshot s;
 	int rc = -1;
 
-	if (make_dir(dir, err) < 0 || write_contract(e, l, task, dir, err) < 0 ||
-	    write_verify(e, l, task, dir, verify_failed, err) < 0 || svc_events_json(l, task, &ev, err) < 0 ||
-	    write_json(dir, "events.json", ev, err) < 0)
+	if (open_dir(AT_FDCWD, dir, dir, &o.fd, err) < 0)
 		return -1;
-	if (svc_snapshot_take(e, l, task, &s, err) == 0 && write_logs(e, &s, dir, err) == 0 &&
-	    write_git(&s, dir, err) == 0)
-		rc = 0;
-	svc_snapshot_release(&s);
+	if (write_contract(e, l, task, &o, err) == 0 &&
+	    write_verify(e, l, task, &o, verify_failed, err) == 0 &&
+	    svc_events_json(l, task, &ev, err) == 0 && write_json(&o, "events.json", ev, err) == 0) {
+		if (svc_snapshot_take(e, l, task, &s, err) == 0 && write_logs(e, &s, &o, err) == 0 &&
+		    write_git(&s, &o, err) == 0)
+			rc = 0;
+		svc_snapshot_release(&s);
+	}
+	close(o.fd);
 	return rc;
 }

@@ -4,6 +4,7 @@
 #include "services/lifecycle/reskind.h"
 #include "services/lifecycle/inuse.h"
 #include "services/lifecycle/apply_int.h"
+#include "services/lifecycle/allowed.h"
 #include "services/model/compose.h"
 #include "services/model/task.h"
 #include "services/model/plan.h"
@@ -47,7 +48,8 @@ static int start_container(struct up *u, const struct svc_plan_container *c, con
  * so `verify` can tell a declared host path from one added by hand:
  * {"declared_mounts":[{"type":"bind","source":ABS,"target","read_only"} |
  *  {"type":"volume","source":ENGINE NAME or null (anonymous),"target","read_only"}],
- *  "restart_with":[SERVICE...]} (the dependencies it has with restart: true). */
+ *  "restart_with":[SERVICE...]} (the dependencies it has with restart: true),
+ *  "allowed": svc_allowed_of(its create body) (lifecycle/allowed.h)}. */
 static int record_detail(struct up *u, const struct svc_plan_container *c, long long row, struct te_err *err)
 {
 	te_autojson cJSON *d = cJSON_CreateObject();
@@ -69,6 +71,14 @@ static int record_detail(struct up *u, const struct svc_plan_container *c, long 
 		cJSON_AddStringToObject(o, "target", m->target);
 		cJSON_AddBoolToObject(o, "read_only", m->read_only);
 		cJSON_AddItemToArray(a, o);
+	}
+	/* The judged HostConfig fields of the body this container is (or was)
+	 * created from, for verify's "hostconfig" check. */
+	{
+		te_autojson cJSON *body =
+		    svc_plan_container_body(u->plan, c, u->host_ports[c - u->plan->containers]);
+
+		cJSON_AddItemToObject(d, "allowed", svc_allowed_of(body));
 	}
 	/* depends_on ... restart: true: `taskenv restart DEP` restarts this one too. */
 	a = cJSON_AddArrayToObject(d, "restart_with");

@@ -1,4 +1,5 @@
 #include "services/lifecycle/ops.h"
+#include "services/lifecycle/allowed.h"
 #include "services/lifecycle/reskind.h"
 #include "services/lifecycle/inuse.h"
 #include "services/lifecycle/guard.h"
@@ -365,13 +366,18 @@ static char *run_name(const char *task, const char *service, struct te_err *err)
 static int create_oneoff(struct run *r, struct te_err *err)
 {
 	te_autojson cJSON *body = run_body(r);
+	te_autojson cJSON *detail = cJSON_CreateObject();
+	te_autofree char *text = NULL;
 
 	r->name = run_name(r->task, r->o->service, err);
 	if (!r->name)
 		return -1;
+	cJSON_AddBoolToObject(detail, "oneoff", true);
+	cJSON_AddItemToObject(detail, "allowed", svc_allowed_of(body));
+	text = cJSON_PrintUnformatted(detail);
 	if (state_resource_intend(r->l, r->task, svc_res_kind_name(SVC_RES_CONTAINER), r->name, r->o->service,
 				  &r->row, err) < 0 ||
-	    state_resource_set_detail(r->l, r->row, "{\"oneoff\":true}", err) < 0)
+	    state_resource_set_detail(r->l, r->row, text, err) < 0)
 		return -1;
 	te_fault_point("before-create", "container", r->name);
 	if (engine_container_create(r->e, r->name, body, &r->id, err) < 0)

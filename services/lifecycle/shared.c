@@ -5,6 +5,7 @@
 #include "state/ledger.h"
 #include "state/secrets.h"
 #include "services/lifecycle/reskind.h"
+#include "services/lifecycle/allowed.h"
 #include "services/model/plan.h"
 #include "common/err.h"
 #include "common/mem.h"
@@ -466,6 +467,15 @@ static int task_create(const struct svc_shared_task *t, const struct drv_ops *d,
 		return te_err_prefix(err, "%s server container '%s' (image %s): ", d->name, name, image);
 	if (state_resource_created(t->l, row, id, err) < 0)
 		return -1;
+	{
+		te_autojson cJSON *detail = cJSON_CreateObject();
+		te_autofree char *text = NULL;
+
+		cJSON_AddItemToObject(detail, "allowed", svc_allowed_of(body));
+		text = cJSON_PrintUnformatted(detail);
+		if (state_resource_set_detail(t->l, row, text, err) < 0)
+			return -1;
+	}
 	return engine_container_inspect(t->e, id, obj, err);
 }
 

@@ -120,11 +120,12 @@ static int res_field(struct svc_yaml *y, struct svc_resource *r, struct svc_yaml
 	/* The server container's image is the trusted side's to pick: a file
 	 * that chose it would run its own code as every task's server. */
 	if (strcmp(pr->name, "image") == 0)
-		return svc_yaml_err(y, pr->key,
-				    "%s.image: the server container's image comes from taskenv or the "
-				    "trusted config (shared_images.%s in the user config file), never from "
-				    "the Compose file",
-				    path, r->driver ? r->driver : "<driver>");
+		return svc_yaml_refuse(
+		    y, pr->key,
+		    "%s.image: the server container's image comes from taskenv or the "
+		    "trusted config (shared_images.%s in the user config file), never from "
+		    "the Compose file",
+		    path, r->driver ? r->driver : "<driver>");
 	if (strcmp(pr->name, "amqp_port") == 0)
 		return res_string(y, pr, path, &r->amqp_port);
 	return svc_yaml_list(y, pr->val, p, &r->buckets); /* buckets: the last resource_keys */

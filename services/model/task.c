@@ -97,7 +97,11 @@ static pid_t spawn_reader(char *const argv[], int *read_fd)
  * DIR is not in a repository, HEAD is detached, or git is missing. */
 static char *git_branch(const char *dir)
 {
-	char *argv[] = {"git", "-C", (char *)dir, "symbolic-ref", "--quiet", "--short", "HEAD", NULL};
+	/* The repository's config is the project's: nothing in it runs (as
+	 * services/contract/git.c does for every other git command). */
+	char *argv[] = {"git",	"-c",	     "core.fsmonitor=false", "-c",	"core.hooksPath=/dev/null",
+			"-C",	(char *)dir, "symbolic-ref",	     "--quiet", "--short",
+			"HEAD", NULL};
 	te_autobuf struct te_buf out = TE_BUF_INIT(GIT_OUTPUT_MAX);
 	bool overflow;
 	int fd, status;

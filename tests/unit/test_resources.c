@@ -192,10 +192,6 @@ static const struct err_case err_cases[] = {
      NULL, "3:60: x-taskenv.resources.db.template.migrate: no service 'nope'"},
     {"    q: {driver: rabbitmq, server: u, template: {migrate: {service: app}}}\n", NULL,
      "3:5: x-taskenv.resources.q: template is not a key of the rabbitmq driver (it is for: postgres)"},
-    /* The server image is the trusted side's (issue 13). */
-    {"    db: {driver: postgres, image: x}\n", NULL,
-     "3:28: x-taskenv.resources.db.image: the server container's image comes from taskenv or the trusted "
-     "config (shared_images.postgres in the user config file), never from the Compose file"},
 };
 
 static void test_resources_errors(void **state)
@@ -333,6 +329,23 @@ static void test_admin_url(void **state)
 	assert_int_equal(drv_http_server_parse("gopher://a:b@h:70", "x", true, "bad", &s, &err), -1);
 }
 
+/* The server image is the trusted side's (issue 13): refused, as the
+ * policy refuses (TE_E_POLICY: exit 1), with the key's position. */
+static void test_resource_image_refused(void **state)
+{
+	te_autofree char *path = write_file("x-taskenv:\n  resources:\n    db: {driver: postgres, image: x}\n"
+					    "services:\n  app: {image: x}\n");
+	te_autofree char *want = xasprintf(
+	    "%s:3:28: x-taskenv.resources.db.image: the server container's image comes from taskenv or the "
+	    "trusted config (shared_images.postgres in the user config file), never from the Compose file",
+	    path);
+	struct te_err err = {0};
+
+	assert_null(load(path, &err));
+	assert_int_equal(err.code, TE_E_POLICY);
+	assert_string_equal(err.msg, want);
+}
+
 /* A libpq URL, and only parameters that pick the server and the login. */
 static void test_pg_url(void **state)
 {
@@ -412,11 +425,17 @@ static void test_describe_fields(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_resources_good),   cmocka_unit_test(test_resources_shared),
-	    cmocka_unit_test(test_resources_errors), cmocka_unit_test(test_object_names),
-	    cmocka_unit_test(test_admin_url),	     cmocka_unit_test(test_s3_describe),
-	    cmocka_unit_test(test_describe_fields),  cmocka_unit_test(test_plain_names),
-	    cmocka_unit_test(test_template_build),   cmocka_unit_test(test_pg_url),
+	    cmocka_unit_test(test_resources_good),
+	    cmocka_unit_test(test_resources_shared),
+	    cmocka_unit_test(test_resources_errors),
+	    cmocka_unit_test(test_object_names),
+	    cmocka_unit_test(test_admin_url),
+	    cmocka_unit_test(test_s3_describe),
+	    cmocka_unit_test(test_describe_fields),
+	    cmocka_unit_test(test_plain_names),
+	    cmocka_unit_test(test_template_build),
+	    cmocka_unit_test(test_pg_url),
+	    cmocka_unit_test(test_resource_image_refused),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
