@@ -16,6 +16,7 @@
 #include "services/model/compose.h"
 #include "services/model/load.h"
 #include "services/model/policy.h"
+#include "services/gate/gate.h"
 #include "services/model/plan.h"
 #include "services/gate/gate.h"
 #include "services/lifecycle/guard.h"
@@ -259,6 +260,11 @@ static void test_allow_in_file_and_validate(void **state)
 	assert_int_equal(gate_exceptions_validate(p->allow, "x-taskenv.allow", &err), -1);
 	assert_non_null(strstr(err.msg, "'everything' in x-taskenv.allow"));
 	svc_project_free(p);
+	/* template:NAME is a name with a parameter (lifecycle/pgtpl.h grants it). */
+	assert_true(gate_exception_known("template:app_tpl"));
+	assert_false(gate_exception_known("template:"));
+	assert_false(gate_exception_known("template:a b"));
+	assert_false(gate_exception_known("template:a;drop"));
 }
 
 /* A symlink inside the project pointing out of it is judged by its target;
