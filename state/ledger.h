@@ -124,6 +124,10 @@ int state_resource_created(struct ledger *l, long long id, const char *engine_id
 int state_resource_set_state(struct ledger *l, long long id, const char *state, struct te_err *err);
 /* Set the detail JSON text (NULL clears it). */
 int state_resource_set_detail(struct ledger *l, long long id, const char *detail, struct te_err *err);
+/* Rename row ID to NAME (up's recreate: the new container, created under
+ * a temporary name, takes the old one's). Fails with TE_E_STATE when an
+ * active row already has KIND NAME. */
+int state_resource_rename(struct ledger *l, long long id, const char *name, struct te_err *err);
 /* Rows of TASK in insertion order; removed rows only when INCLUDE_REMOVED. */
 int state_resource_list(struct ledger *l, const char *task, bool include_removed, struct state_resource **out,
 			size_t *n, struct te_err *err);

@@ -187,11 +187,15 @@ static int create_all(struct up *u, struct te_err *err)
 		return -1;
 	if (!rooms_first && create_rooms(u, err) < 0)
 		return -1;
-	if (svc_scale_down(u->e, u->l, u->plan, u->opts->progress, u->opts->progress_ctx, err) < 0)
+	if (up_recover(u, err) < 0 ||
+	    svc_scale_down(u->e, u->l, u->plan, u->opts->progress, u->opts->progress_ctx, err) < 0)
 		return -1;
 	for (size_t i = 0; i < u->plan->n_containers; i++)
-		if (up_wait_deps(u, i, err) < 0 || up_ensure_container(u, i, err) < 0)
+		if ((u->selected[i] && !u->opts->no_start && up_wait_deps(u, i, err) < 0) ||
+		    up_ensure_container(u, i, err) < 0)
 			return -1;
+	if (up_orphans(u, err) < 0)
+		return -1;
 	return up_wait_all(u, err);
 }
 
@@ -236,6 +240,9 @@ static void up_release(struct up *u)
 		te_strv_free(u->shared_aliases[k]);
 	}
 	free(u->need_build);
+	free(u->selected);
+	free(u->recreated);
+	free(u->port_moved);
 	for (size_t i = 0; u->old_image && i < u->plan->n_containers; i++)
 		free(u->old_image[i]);
 	free(u->old_image);
@@ -309,7 +316,7 @@ static int up_run(struct up *u, const struct svc_project *project, struct te_err
 	te_autofree char *files = files_json(project);
 	const char *task = u->plan->task;
 
-	if (up_check_images(u, err) < 0)
+	if (up_select(u, err) < 0 || up_check_images(u, err) < 0)
 		return -1;
 	if (state_task_upsert(u->l, task, project->dir, files, engine_socket(u->e), "starting", err) < 0)
 		return -1;

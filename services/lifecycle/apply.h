@@ -27,6 +27,13 @@ struct svc_up_opts {
 	long long owner_pid;	       /* the task's owner (state/owner.h); 0: this process */
 	long long retain_on_failure;   /* seconds to keep a failed up for inspection; 0: off */
 	struct state_subnet_pool pool; /* subnets of bridge networks */
+	/* Reconcile (docs/up.md). */
+	bool force_recreate;   /* recreate every container, changed or not */
+	bool no_recreate;      /* keep changed containers (named), create only missing ones */
+	bool no_start;	       /* create or recreate, start nothing */
+	bool remove_orphans;   /* remove containers of services no longer in the file */
+	char *const *services; /* up SERVICE...: only these (and their dependencies); NULL: all */
+	bool no_deps;	       /* with services: not their dependencies */
 };
 
 /* Zeroes OPTS and fills the port range, the wait timeout and the subnet

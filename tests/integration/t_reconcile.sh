@@ -1,0 +1,94 @@
+# Issue 14: `up` reconciles (docs/up.md): what changed is recreated, what
+# did not is kept, a task belongs to one project, a taken port moves, and a
+# recreate killed at any step is finished by the next `up`.
+# shellcheck shell=bash
+
+# rc_file DIR [VARIANT]: web (httpd on 80, a named and an anonymous volume)
+# and worker. VARIANT "edited" changes web's env, command, image, ports and
+# volumes; "noworker" drops worker.
+rc_file() {
+	local web_env="A: one" web_cmd='echo one > /tmp/www/index.html' web_img=taskenv-test/busybox:1
+	local web_ports='["80"]' web_vols='["data:/data", "/cache"]' worker=yes
+	case ${2:-} in
+	edited)
+		web_env="A: two"
+		web_cmd='echo two > /tmp/www/index.html'
+		web_img=taskenv-test/busybox:rc
+		web_ports='["80", "81"]'
+		web_vols='["data:/data", "/cache", "/more"]'
+		;;
+	noworker) worker= ;;
+	esac
+	{
+		cat <<YAML
+services:
+  web:
+    image: $web_img
+    command: ["sh", "-c", "mkdir -p /tmp/www; $web_cmd; exec httpd -f -p 80 -h /tmp/www"]
+    ports: $web_ports
+    volumes: $web_vols
+    environment:
+      $web_env
+YAML
+		[ -z "$worker" ] || cat <<'YAML'
+  worker:
+    image: taskenv-test/busybox:1
+    command: ["sleep", "3600"]
+    depends_on: [web]
+YAML
+		printf 'volumes:\n  data: {}\n'
+	} >"$1/compose.yaml"
+}
+
+# step NAME WHAT: the progress in $OUT has the line "container NAME WHAT".
+step() { grep -qE -- "container +$1 +$(sed 's/[()]/\\&/g' <<<"$2")\$" <<<"$OUT" || fail "no step '$1 $2' in: $OUT"; }
+
+# The engine id of container NAME.
+cid() { api GET "/containers/$1/json" | jq -r .Id; }
+
+# The second tag of the test image (an image: change that runs the same
+# bits); removed by the test that made it.
+rc_tag() { api POST "/images/taskenv-test/busybox:1/tag?repo=taskenv-test/busybox&tag=rc" >/dev/null; }
+rc_untag() { api DELETE "/images/taskenv-test/busybox:rc" >/dev/null || true; }
+
+# rc_up TASK DIR [ARGS...]: up in DIR, output in $OUT (exit 0 expected).
+rc_up() {
+	local t=$1 d=$2
+	shift 2
+	OUT=$(cd "$d" && te up -t "$t" "$@" 2>&1) || fail "up $*: $OUT"
+}
+
+# 1. Edit env, command, image, ports and volumes of web: web alone is
+# recreated, worker keeps its id, web's host port for 80 stays, the named
+# volume's data and the anonymous volume's data survive.
+test_edit_recreates_one() {
+	local d web worker port
+	d=$(mktemp -d "$WORK/proj.XXXX")
+	rc_tag
+	rc_file "$d"
+	rc_up rc1 "$d"
+	step rc1-web-1 "created"
+	web=$(cid rc1-web-1)
+	worker=$(cid rc1-worker-1)
+	port=$(task_port rc1 web 80)
+	te exec -t rc1 web sh -c 'echo kept > /data/f; echo anon > /cache/f' >/dev/null
+	rc_up rc1 "$d"
+	step rc1-web-1 "unchanged"
+	step rc1-worker-1 "unchanged"
+	assert_eq "$(cid rc1-web-1)" "$web" "(nothing changed: web kept)"
+	rc_file "$d" edited
+	rc_up rc1 "$d"
+	step rc1-web-1 "recreated (image, command, env, ports, volumes changed)"
+	step rc1-worker-1 "unchanged"
+	[ "$(cid rc1-web-1)" != "$web" ] || fail "web was not recreated"
+	assert_eq "$(cid rc1-worker-1)" "$worker" "(worker kept)"
+	assert_eq "$(task_port rc1 web 80)" "$port" "(host port of 80 kept)"
+	[ -n "$(task_port rc1 web 81)" ] || fail "no host port for the added port 81"
+	assert_eq "$(te exec -t rc1 web cat /data/f | tr -d '\r')" "kept"
+	assert_eq "$(te exec -t rc1 web cat /cache/f | tr -d '\r')" "anon"
+	wait_for 10 curl -sf "http://127.0.0.1:$port/" || fail "web does not answer on $port"
+	assert_eq "$(curl -sf "http://127.0.0.1:$port/")" "two"
+	te down -t rc1 --volumes --timeout 0 >/dev/null
+	rc_untag
+	assert_no_trace rc1
+}
