@@ -35,7 +35,8 @@ const struct cmd_option cmd_up_options[] = {
     CMD_OPT_COMPOSE_FILE(struct up_opts),
     CMD_OPT_STRING('t', "task", "TASK", struct up_opts, task,
 		   "task name (default: $TASKENV_TASK, else the git branch name\n"
-		   "after its last '/'); must match " SVC_TASK_NAME_RULE),
+		   "after its last '/', '-' and six hex digits of the checkout's\n"
+		   "path); must match " SVC_TASK_NAME_RULE),
     CMD_OPT_COMPOSE_PROFILE(struct up_opts),
     CMD_OPT_CSV(0, "allow", "NAME", struct up_opts, compose.allow,
 		"grant a policy exception (repeatable, comma-separated;\n"

@@ -25,6 +25,7 @@ services:
   web:
     image: $web_img
     command: ["sh", "-c", "mkdir -p /tmp/www; $web_cmd; exec httpd -f -p 80 -h /tmp/www"]
+    stop_grace_period: 1s
     ports: $web_ports
     volumes: $web_vols
     environment:
@@ -34,6 +35,7 @@ YAML
   worker:
     image: taskenv-test/busybox:1
     command: ["sleep", "3600"]
+    stop_grace_period: 1s
     depends_on: [web]
 YAML
 		printf 'volumes:\n  data: {}\n'
@@ -91,4 +93,80 @@ test_edit_recreates_one() {
 	te down -t rc1 --volumes --timeout 0 >/dev/null
 	rc_untag
 	assert_no_trace rc1
+}
+
+# 2. --force-recreate: new ids, same ports and volume data; --no-recreate
+# keeps a changed container and names it; --remove-orphans removes the
+# containers of a service dropped from the file, and only those;
+# up web --no-deps creates or recreates web alone.
+test_flags() {
+	local d web worker port
+	d=$(mktemp -d "$WORK/proj.XXXX")
+	rc_tag
+	rc_file "$d"
+	rc_up rc2 "$d"
+	web=$(cid rc2-web-1)
+	worker=$(cid rc2-worker-1)
+	port=$(task_port rc2 web 80)
+	te exec -t rc2 web sh -c 'echo kept > /data/f; echo anon > /cache/f' >/dev/null
+	rc_up rc2 "$d" --force-recreate
+	step rc2-web-1 "recreated (--force-recreate)"
+	step rc2-worker-1 "recreated (--force-recreate)"
+	[ "$(cid rc2-web-1)" != "$web" ] || fail "web kept its id"
+	[ "$(cid rc2-worker-1)" != "$worker" ] || fail "worker kept its id"
+	assert_eq "$(task_port rc2 web 80)" "$port" "(port after --force-recreate)"
+	assert_eq "$(te exec -t rc2 web cat /data/f /cache/f | tr -d '\r' | tr '\n' ' ')" "kept anon "
+	web=$(cid rc2-web-1)
+	worker=$(cid rc2-worker-1)
+	rc_file "$d" edited
+	rc_up rc2 "$d" --no-recreate
+	step rc2-web-1 "kept (--no-recreate; image, command, env, ports, volumes changed)"
+	assert_eq "$(cid rc2-web-1)" "$web" "(--no-recreate kept web)"
+	# up web --no-deps: web recreated, worker not touched (not even named)
+	rc_up rc2 "$d" web --no-deps
+	step rc2-web-1 "recreated (image, command, env, ports, volumes changed)"
+	assert_not_contains "$OUT" "rc2-worker-1"
+	assert_eq "$(cid rc2-worker-1)" "$worker" "(--no-deps left worker)"
+	web=$(cid rc2-web-1)
+	# worker dropped from the file: named, then removed with --remove-orphans
+	rc_file "$d" noworker
+	sed -i 's/busybox:1$/busybox:rc/' "$d/compose.yaml"
+	rc_up rc2 "$d"
+	assert_contains "$OUT" "orphan: service 'worker' is not in the file"
+	assert_eq "$(cid rc2-worker-1)" "$worker" "(an orphan is only named)"
+	rc_up rc2 "$d" --remove-orphans
+	step rc2-worker-1 "removed"
+	assert_eq "$(engine_names containers io.taskenv.task=rc2)" "rc2-web-1" "(only worker removed)"
+	expect_exit 2 te up -t rc2 -f "$d/compose.yaml" nosuch
+	assert_contains "$OUT" "no such service: 'nosuch'"
+	te down -t rc2 --volumes --timeout 0 >/dev/null
+	rc_untag
+	assert_no_trace rc2
+}
+
+# 3. The same task name from a second directory is refused (exit 1) with
+# the recorded directory and the two ways on; the first task is untouched.
+# Another file of the first directory (-f) is an edit of the same task.
+test_other_project_refused() {
+	local d1 d2 web
+	d1=$(mktemp -d "$WORK/proj.XXXX")
+	d2=$(mktemp -d "$WORK/proj.XXXX")
+	rc_file "$d1"
+	rc_file "$d2" noworker
+	rc_up rc3 "$d1"
+	web=$(cid rc3-web-1)
+	OUT=$(cd "$d2" && te up -t rc3 2>&1) && fail "up from another directory succeeded: $OUT"
+	expect_exit 1 sh -c "cd '$d2' && '$TASKENV' up -t rc3"
+	assert_contains "$OUT" "task 'rc3' belongs to the project in '$d1', not '$d2'"
+	assert_contains "$OUT" "pass -t NAME"
+	assert_contains "$OUT" "'taskenv down -t rc3' first"
+	assert_eq "$(cid rc3-web-1)" "$web" "(the first task's web untouched)"
+	assert_eq "$(engine_names containers io.taskenv.task=rc3 | sort | tr '\n' ' ')" "rc3-web-1 rc3-worker-1 "
+	assert_eq "$(te ps --json | jq -r '.[] | select(.task == "rc3") | .project_dir' | sort -u)" "$d1"
+	# another file in the same directory: an edit, reconciled
+	sed 's/A: one/A: other/' "$d1/compose.yaml" >"$d1/other.yaml"
+	rc_up rc3 "$d1" -f other.yaml
+	step rc3-web-1 "recreated (env changed)"
+	te down -t rc3 --volumes --timeout 0 >/dev/null
+	assert_no_trace rc3
 }
