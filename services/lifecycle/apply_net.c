@@ -6,6 +6,7 @@
 #include "services/model/compose.h"
 #include "services/model/plan.h"
 #include "state/subnets.h"
+#include "state/ledger.h"
 #include "common/fault.h"
 #include "engine/engine.h"
 #include "state/ledger.h"
@@ -20,25 +21,98 @@
 #include <string.h>
 #include <unistd.h>
 
-int up_reserve_ports(struct up *u, struct te_err *err)
+/* The ports container IDX holds in the ledger, in the order of its
+ * service's ports (0: none yet). */
+static void held_ports(const struct up *u, size_t idx, const struct state_port *held, size_t n, int *out)
 {
-	u->host_ports = xcalloc(u->plan->n_containers + 1, sizeof(int *));
-	for (size_t i = 0; i < u->plan->n_containers; i++) {
-		const struct svc_service *s = u->plan->containers[i].svc;
+	const struct svc_plan_container *c = &u->plan->containers[idx];
 
-		u->host_ports[i] = xcalloc(s->n_ports + 1, sizeof(int));
-		for (size_t j = 0; j < s->n_ports; j++) {
-			const struct svc_port *p = &s->ports[j];
+	for (size_t j = 0; j < c->svc->n_ports; j++)
+		for (size_t k = 0; k < n; k++)
+			if (strcmp(held[k].service, c->svc->name) == 0 && held[k].replica == c->number &&
+			    held[k].container_port == c->svc->ports[j].container_port &&
+			    strcmp(held[k].proto, c->svc->ports[j].proto) == 0)
+				out[j] = held[k].host_port;
+}
 
-			/* Each replica its own host port. */
-			if (state_port_reserve_replica(
-				u->l, u->plan->task, s->name, u->plan->containers[i].number,
-				p->container_port, p->proto, SVC_HOST_IP, p->host_port, u->opts->port_lo,
-				u->opts->port_hi, state_port_probe_bind, NULL, &u->host_ports[i][j], err) < 0)
-				return te_err_prefix(err, "service '%s': ", s->name);
+/* A port the task holds for a container that is not running (stopped or
+ * not created) and that another process has taken meanwhile: the
+ * container could not start on it. */
+static bool port_taken(struct up *u, size_t idx, const int *old)
+{
+	const struct svc_plan_container *c = &u->plan->containers[idx];
+	te_autojson cJSON *obj = NULL;
+	struct te_err ignored;
+	bool any = false;
+
+	for (size_t j = 0; j < c->svc->n_ports && !any; j++)
+		any = old[j] != 0;
+	if (!any)
+		return false;
+	if (engine_container_inspect(u->e, c->name, &obj, &ignored) == 0 &&
+	    cJSON_IsTrue(cJSON_GetObjectItem(cJSON_GetObjectItem(obj, "State"), "Running")))
+		return false; /* it holds them itself */
+	for (size_t j = 0; j < c->svc->n_ports; j++)
+		if (old[j] && state_port_probe_bind(SVC_HOST_IP, old[j], c->svc->ports[j].proto, NULL) < 0)
+			return true;
+	return false;
+}
+
+static int reserve_one(struct up *u, size_t idx, const int *old, struct te_err *err)
+{
+	const struct svc_plan_container *c = &u->plan->containers[idx];
+	const struct svc_service *s = c->svc;
+
+	for (size_t j = 0; j < s->n_ports; j++) {
+		const struct svc_port *p = &s->ports[j];
+
+		/* Each replica its own host port; a moved one keeps the others. */
+		if (state_port_reserve_replica(u->l, u->plan->task, s->name, c->number, p->container_port,
+					       p->proto, SVC_HOST_IP, old[j] ? old[j] : p->host_port,
+					       u->opts->port_lo, u->opts->port_hi, state_port_probe_bind,
+					       NULL, &u->host_ports[idx][j], err) < 0)
+			return te_err_prefix(err, "service '%s': ", s->name);
+		if (old[j] && old[j] != u->host_ports[idx][j]) {
+			te_autofree char *who =
+			    c->number > 1 ? xasprintf("%s-%d", s->name, c->number) : xstrdup(s->name);
+			te_autofree char *what =
+			    xasprintf("changed: %s %d/%s %d -> %d", who, p->container_port, p->proto, old[j],
+				      u->host_ports[idx][j]);
+
+			up_step(u, "port", who, what);
 		}
 	}
 	return 0;
+}
+
+/* Ports are stable for the life of the task, but for one case: a port
+ * another process took while the task was stopped moves (the Engine cannot
+ * change a container's bindings: the container is recreated on the new
+ * one, u->port_moved). */
+int up_reserve_ports(struct up *u, struct te_err *err)
+{
+	struct state_port *held = NULL;
+	size_t n = 0;
+	int rc = 0;
+
+	if (state_port_list(u->l, u->plan->task, &held, &n, err) < 0)
+		return -1;
+	u->host_ports = xcalloc(u->plan->n_containers + 1, sizeof(int *));
+	for (size_t i = 0; rc == 0 && i < u->plan->n_containers; i++) {
+		const struct svc_plan_container *c = &u->plan->containers[i];
+		te_autofree int *old = xcalloc(c->svc->n_ports + 1, sizeof(int));
+
+		u->host_ports[i] = xcalloc(c->svc->n_ports + 1, sizeof(int));
+		held_ports(u, i, held, n, old);
+		if (u->selected[i] && port_taken(u, i, old)) {
+			u->port_moved[i] = true;
+			rc = state_port_release_replica(u->l, u->plan->task, c->svc->name, c->number, err);
+		}
+		if (rc == 0)
+			rc = reserve_one(u, i, old, err);
+	}
+	state_ports_free(held, n);
+	return rc;
 }
 
 /* Podman (netavark) lists the host's interfaces to pick a subnet; when

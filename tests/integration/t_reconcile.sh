@@ -170,3 +170,33 @@ test_other_project_refused() {
 	te down -t rc3 --volumes --timeout 0 >/dev/null
 	assert_no_trace rc3
 }
+
+# 5. A recorded host port taken by another process while the task is
+# stopped: up moves it (says so), recreates web on the new port, env and
+# the page follow; worker, which publishes nothing, is kept.
+test_taken_port_moves() {
+	local d port new pid worker
+	d=$(mktemp -d "$WORK/proj.XXXX")
+	rc_file "$d"
+	rc_up rc5 "$d"
+	port=$(task_port rc5 web 80)
+	worker=$(cid rc5-worker-1)
+	te stop -t rc5 --timeout 1 >/dev/null 2>&1
+	python3 -c 'import socket, sys, time
+s = socket.socket(); s.bind(("127.0.0.1", int(sys.argv[1]))); s.listen(1); time.sleep(120)' "$port" &
+	pid=$!
+	wait_for 10 sh -c "! python3 -c 'import socket,sys; socket.socket().bind((\"127.0.0.1\", int(sys.argv[1])))' $port" ||
+		{ kill "$pid"; fail "the listener did not take $port"; }
+	OUT=$(cd "$d" && te up -t rc5 2>&1) || { kill "$pid"; fail "up with a taken port: $OUT"; }
+	kill "$pid"
+	wait "$pid" 2>/dev/null || true
+	new=$(task_port rc5 web 80)
+	[ "$new" != "$port" ] || fail "the port did not move: $OUT"
+	grep -qE -- "port +web +changed: web 80/tcp $port -> $new\$" <<<"$OUT" || fail "no 'port changed' line: $OUT"
+	step rc5-web-1 "recreated (ports changed)"
+	step rc5-worker-1 "unchanged"
+	assert_eq "$(cid rc5-worker-1)" "$worker" "(worker kept)"
+	wait_for 10 curl -sf "http://127.0.0.1:$new/" || fail "web does not answer on the new port $new"
+	te down -t rc5 --volumes --timeout 0 >/dev/null
+	assert_no_trace rc5
+}
