@@ -200,3 +200,67 @@ s = socket.socket(); s.bind(("127.0.0.1", int(sys.argv[1]))); s.listen(1); time.
 	te down -t rc5 --volumes --timeout 0 >/dev/null
 	assert_no_trace rc5
 }
+
+# Every engine object labelled TASK has an active ledger row of its name,
+# and every created row's object exists: prints what does not hold.
+rc_ledger_mismatch() {
+	local t=$1 kind name rows
+	rows=$(python3 - "$TASKENV_STATE" "$t" <<'PY'
+import sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+for kind, name, state, eid in db.execute(
+        "select kind, name, state, coalesce(engine_id, '') from resources where task = ? and state <> 'removed'",
+        (sys.argv[2],)):
+    print(kind, name, state, eid)
+PY
+)
+	for kind in containers networks volumes; do
+		while read -r name; do
+			[ -n "$name" ] || continue
+			grep -q " $name " <<<"$rows" || echo "no ledger row: ${kind%s} $name"
+		done < <(engine_names "$kind" "io.taskenv.task=$t")
+	done
+	while read -r kind name state eid; do
+		[ "$state" = created ] || continue
+		case $kind in
+		container) api GET "/containers/$eid/json" | jq -e .Id >/dev/null 2>&1 || echo "gone: $kind $name" ;;
+		network) api GET "/networks/$eid" | jq -e .Id >/dev/null 2>&1 || echo "gone: $kind $name" ;;
+		volume) api GET "/volumes/$name" | jq -e .Name >/dev/null 2>&1 || echo "gone: $kind $name" ;;
+		esac
+	done <<<"$rows"
+}
+
+# 7. A recreate killed (SIGKILL) at each of its steps: the next up leaves
+# no engine object without a ledger row and no created row whose object is
+# gone, the containers match the file (a third up changes nothing), and
+# down leaves nothing.
+test_recreate_crash_points() {
+	local d point rc bad
+	d=$(mktemp -d "$WORK/proj.XXXX")
+	for point in 'before-create:container:*' 'after-create:container:*' before-stop:container:rc7-web-1 \
+		after-stop:container:rc7-web-1 before-remove:container:rc7-web-1 after-remove:container:rc7-web-1 \
+		before-rename:container:rc7-web-1 after-rename:container:rc7-web-1 before-start:container:rc7-web-1 \
+		after-start:container:rc7-web-1; do
+		rc_file "$d"
+		rc_up rc7 "$d"
+		te exec -t rc7 web sh -c 'echo kept > /data/f' >/dev/null
+		sed -i 's/A: one/A: two/' "$d/compose.yaml"
+		rc=0
+		OUT=$(cd "$d" && TASKENV_FAULT=$point te up -t rc7 2>&1) || rc=$?
+		assert_eq "$rc" "137" "(up killed at $point: $OUT)"
+		assert_contains "$OUT" "fault injection: killed at"
+		rc_up rc7 "$d"
+		bad=$(rc_ledger_mismatch rc7)
+		assert_eq "$bad" "" "(after the up that followed a kill at $point)"
+		assert_eq "$(engine_names containers io.taskenv.task=rc7 | sort | tr '\n' ' ')" "rc7-web-1 rc7-worker-1 " \
+			"(containers after $point)"
+		api GET /containers/rc7-web-1/json | jq -e '.Config.Env | index("A=two")' >/dev/null ||
+			fail "web does not run the edited file after $point"
+		assert_eq "$(te exec -t rc7 web cat /data/f | tr -d '\r')" "kept" "(named volume after $point)"
+		rc_up rc7 "$d"
+		step rc7-web-1 "unchanged"
+		step rc7-worker-1 "unchanged"
+		te down -t rc7 --volumes --timeout 0 >/dev/null
+		assert_no_trace rc7
+	done
+}
