@@ -5,6 +5,9 @@
 #include "services/lifecycle/apply_int.h"
 #include "services/model/compose.h"
 #include "services/model/plan.h"
+#include "services/model/config_hash.h"
+#include "services/lifecycle/inuse.h"
+#include "services/lifecycle/teardown.h"
 #include "state/subnets.h"
 #include "state/ledger.h"
 #include "common/fault.h"
@@ -186,11 +189,93 @@ static void add_ipam(cJSON *body, const char *subnet, const char *gateway)
 	cJSON_AddItemToArray(cfg, c);
 }
 
+/* BODY (a network or volume create body) gets its configuration hash;
+ * *HASH and *PARTS owned. */
+static void label_hash(cJSON *body, char **hash, char **parts)
+{
+	cJSON *labels = cJSON_GetObjectItemCaseSensitive(body, "Labels");
+
+	*hash = svc_config_hash(body, NULL, NULL, parts);
+	if (!labels)
+		labels = cJSON_AddObjectToObject(body, "Labels");
+	cJSON_AddStringToObject(labels, SVC_LABEL_CONFIG_HASH, *hash);
+	cJSON_AddStringToObject(labels, SVC_LABEL_CONFIG_PARTS, *parts);
+}
+
+/* What changed in the object OBJ (inspect answer) against HASH/PARTS,
+ * owned, or NULL: unchanged, or made before taskenv labelled networks and
+ * volumes (kept: nothing says it differs). */
+static char *object_changes(const cJSON *obj, const char *hash, const char *parts)
+{
+	const cJSON *labels = cJSON_GetObjectItemCaseSensitive(obj, "Labels");
+	const char *old =
+	    cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(labels, SVC_LABEL_CONFIG_HASH));
+	const char *old_parts =
+	    cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(labels, SVC_LABEL_CONFIG_PARTS));
+	char *c;
+
+	if (!old || strcmp(old, hash) == 0)
+		return NULL;
+	c = svc_config_changes(old_parts, parts);
+	return c ? c : xstrdup("configuration");
+}
+
+/* The task's containers on network NAME go first (Compose does the same):
+ * the loop after recreates them on the new network. */
+static int drop_users(struct up *u, const char *name, struct te_err *err)
+{
+	struct state_resource *rows = NULL;
+	size_t n = 0;
+	int rc = 0;
+
+	if (state_resource_list(u->l, u->plan->task, false, &rows, &n, err) < 0)
+		return -1;
+	for (size_t i = 0; rc == 0 && i < n; i++) {
+		te_autojson cJSON *c = NULL;
+		struct te_err ignored;
+
+		if (svc_res_kind_of(rows[i].kind) != SVC_RES_CONTAINER || !rows[i].engine_id ||
+		    engine_container_inspect(u->e, rows[i].engine_id, &c, &ignored) < 0 ||
+		    !svc_container_uses(c, SVC_RES_NETWORK, name, NULL))
+			continue;
+		rc = svc_down_container(u->e, u->l, u->plan->task, &rows[i], 10, u->opts->progress,
+					u->opts->progress_ctx, err);
+	}
+	state_resources_free(rows, n);
+	return rc;
+}
+
+/* A network whose configuration changed is recreated, unless something
+ * outside the task uses it (svc_res_before_remove refuses then). The row
+ * is closed without giving the subnet back: the new network takes it. */
+static int replace_network(struct up *u, const struct svc_plan_network *n, const cJSON *obj, long long row,
+			   const char *what, struct te_err *err)
+{
+	const char *id = cJSON_GetStringValue(cJSON_GetObjectItem(obj, "Id"));
+	te_autofree char *step = xasprintf("recreating (%s changed)", what);
+
+	if (svc_res_refuse_foreign(u->e, u->l, u->plan->task, SVC_RES_NETWORK, id, err) < 0)
+		return te_err_prefix(err, "network '%s' (%s changed) cannot be recreated: ", n->name, what);
+	if (drop_users(u, n->name, err) < 0 ||
+	    svc_res_before_remove(u->e, u->l, u->plan->task, SVC_RES_NETWORK, id, err) < 0)
+		return -1;
+	if (state_resource_set_state(u->l, row, STATE_REMOVING, err) < 0)
+		return -1;
+	te_fault_point("before-remove", "network", n->name);
+	if (engine_network_remove(u->e, id, err) < 0 && err->code != TE_E_NOTFOUND)
+		return te_err_prefix(err, "recreate network '%s': ", n->name);
+	up_step(u, "network", n->name, step);
+	return state_resource_set_state(u->l, row, STATE_REMOVED, err);
+}
+
 int up_ensure_network(struct up *u, const struct svc_plan_network *n, struct te_err *err)
 {
 	te_autojson cJSON *obj = NULL;
 	te_autojson cJSON *body = NULL;
 	te_autofree char *id = NULL;
+	te_autofree char *hash = NULL;
+	te_autofree char *parts = NULL;
+	te_autofree char *changed = NULL;
 	long long row;
 
 	if (n->external) {
@@ -202,16 +287,26 @@ int up_ensure_network(struct up *u, const struct svc_plan_network *n, struct te_
 	if (state_resource_intend(u->l, u->plan->task, svc_res_kind_name(SVC_RES_NETWORK), n->name, n->key,
 				  &row, err) < 0)
 		return -1;
+	body = svc_plan_network_body(u->plan, n);
+	label_hash(body, &hash, &parts);
 	if (engine_network_inspect(u->e, n->name, &obj, err) == 0) {
 		if (!up_owned(u->plan, obj))
 			return up_not_ours(u, row, "network", n->name, err);
-		up_step(u, "network", n->name, "exists");
-		return state_resource_created(u->l, row, cJSON_GetStringValue(cJSON_GetObjectItem(obj, "Id")),
-					      err);
-	}
-	if (err->code != TE_E_NOTFOUND)
+		if (state_resource_created(u->l, row, cJSON_GetStringValue(cJSON_GetObjectItem(obj, "Id")),
+					   err) < 0)
+			return -1;
+		changed = object_changes(obj, hash, parts);
+		if (!changed) {
+			up_step(u, "network", n->name, "exists");
+			return 0;
+		}
+		if (replace_network(u, n, obj, row, changed, err) < 0 ||
+		    state_resource_intend(u->l, u->plan->task, svc_res_kind_name(SVC_RES_NETWORK), n->name,
+					  n->key, &row, err) < 0)
+			return -1;
+	} else if (err->code != TE_E_NOTFOUND) {
 		return -1;
-	body = svc_plan_network_body(u->plan, n);
+	}
 	if (u->subnets[n - u->plan->networks][0][0])
 		add_ipam(body, u->subnets[n - u->plan->networks][0], u->subnets[n - u->plan->networks][1]);
 	te_fault_point("before-create", "network", n->name);
@@ -226,6 +321,9 @@ int up_ensure_volume(struct up *u, const struct svc_plan_volume *v, struct te_er
 {
 	te_autojson cJSON *obj = NULL;
 	te_autojson cJSON *body = NULL;
+	te_autofree char *hash = NULL;
+	te_autofree char *parts = NULL;
+	te_autofree char *changed = NULL;
 	long long row;
 
 	if (v->external) {
@@ -237,15 +335,27 @@ int up_ensure_volume(struct up *u, const struct svc_plan_volume *v, struct te_er
 	if (state_resource_intend(u->l, u->plan->task, svc_res_kind_name(SVC_RES_VOLUME), v->name, v->key,
 				  &row, err) < 0)
 		return -1;
+	body = svc_plan_volume_body(u->plan, v);
+	label_hash(body, &hash, &parts);
 	if (engine_volume_inspect(u->e, v->name, &obj, err) == 0) {
 		if (!up_owned(u->plan, obj))
 			return up_not_ours(u, row, "volume", v->name, err);
+		if (state_resource_created(u->l, row, v->name, err) < 0)
+			return -1;
+		changed = object_changes(obj, hash, parts);
+		/* A volume is data: never recreated behind the user's back. */
+		if (changed)
+			return te_err_set(
+			    err, TE_E_CONFLICT,
+			    "volume '%s' (key '%s'): its configuration changed (%s); recreating it "
+			    "loses its data, so taskenv does not: 'taskenv down -t %s --volumes' "
+			    "then 'taskenv up' does, or undo the change",
+			    v->name, v->key, changed, u->plan->task);
 		up_step(u, "volume", v->name, "exists");
-		return state_resource_created(u->l, row, v->name, err);
+		return 0;
 	}
 	if (err->code != TE_E_NOTFOUND)
 		return -1;
-	body = svc_plan_volume_body(u->plan, v);
 	te_fault_point("before-create", "volume", v->name);
 	if (engine_volume_create(u->e, body, err) < 0)
 		return te_err_prefix(err, "create volume '%s': ", v->name);

@@ -81,14 +81,26 @@ static void md_hex(EVP_MD_CTX *md, char *out, size_t hexchars)
 		snprintf(out + 2 * i, 3, "%02x", d[i]);
 }
 
+/* false, "", {}, [] and null say what leaving the field out says: a file
+ * that spells out a default is not a change. */
+static bool empty(const cJSON *v)
+{
+	return cJSON_IsNull(v) || cJSON_IsFalse(v) ||
+	       ((cJSON_IsObject(v) || cJSON_IsArray(v)) && !v->child) ||
+	       (cJSON_IsString(v) && !*v->valuestring);
+}
+
 /* FIELD = VALUE goes into the whole hash and into its part's. */
 static void feed(EVP_MD_CTX *all, struct part *parts, size_t *n, const char *field, const cJSON *value)
 {
-	te_autofree char *text = cJSON_PrintUnformatted(value);
+	te_autofree char *text = NULL;
 	char buf[48];
 	const char *w = word_of(field, buf, sizeof(buf));
 	size_t k;
 
+	if (empty(value))
+		return;
+	text = cJSON_PrintUnformatted(value);
 	for (k = 0; k < *n && strcmp(parts[k].word, w) != 0; k++)
 		;
 	if (k == *n) {

@@ -21,7 +21,8 @@ struct cJSON;
  * networks the container is connected to after create, NULL-terminated,
  * may be NULL). Left out: the labels taskenv and Compose write themselves
  * (com.docker.compose.*, io.taskenv.*), which name the task, the ledger and
- * the files rather than what runs. Returns the SHA-256 in hex (owned);
+ * the files rather than what runs, and fields that are empty (false, "",
+ * {}, [], null: as if not written). Returns the SHA-256 in hex (owned);
  * *PARTS (owned, may be NULL to skip) gets "WORD=HASH8,..." per part, the
  * words those of svc_config_changes. */
 char *svc_config_hash(const struct cJSON *body, const char *image_id, char *const *extra, char **parts);

@@ -264,3 +264,46 @@ test_recreate_crash_points() {
 		assert_no_trace rc7
 	done
 }
+
+# A network whose configuration changed is recreated (its containers with
+# it), unless a container outside the task is on it: then up refuses and
+# the foreign container keeps running. A volume whose configuration
+# changed is refused with the command that would recreate it.
+test_network_volume_changes() {
+	local d web foreign out
+	d=$(mktemp -d "$WORK/proj.XXXX")
+	rc_file "$d"
+	rc_up rc6 "$d"
+	web=$(cid rc6-web-1)
+	printf 'networks:\n  default:\n    labels:\n      tier: front\n' >>"$d/compose.yaml"
+	rc_up rc6 "$d"
+	grep -qE -- "network +rc6_default +recreating \(labels changed\)" <<<"$OUT" || fail "network not recreated: $OUT"
+	step rc6-web-1 "created"
+	[ "$(cid rc6-web-1)" != "$web" ] || fail "web was not recreated with its network"
+	assert_eq "$(api GET /networks/rc6_default | jq -r '.Labels.tier')" "front"
+	rc_up rc6 "$d"
+	grep -qE -- "network +rc6_default +exists" <<<"$OUT" || fail "an unchanged network was touched: $OUT"
+	# hostile: a container of nobody's task on the network
+	foreign=$(curl -sS --unix-socket "$SOCK" -H 'Content-Type: application/json' -X POST \
+		"http://localhost/containers/create?name=rc6-foreign" -d '{"Image":"taskenv-test/busybox:1","Cmd":["sleep","300"],"HostConfig":{"NetworkMode":"rc6_default"}}' |
+		jq -r .Id)
+	[ -n "$foreign" ] && [ "$foreign" != null ] || fail "could not create the foreign container"
+	trap 'api DELETE "/containers/$foreign?force=1" >/dev/null 2>&1' EXIT
+	api POST "/containers/$foreign/start" >/dev/null
+	sed -i 's/tier: front/tier: back/' "$d/compose.yaml"
+	expect_exit 1 sh -c "cd '$d' && '$TASKENV' up -t rc6"
+	assert_contains "$OUT" "network 'rc6_default' (labels changed) cannot be recreated"
+	assert_contains "$OUT" "rc6-foreign"
+	assert_eq "$(api GET "/containers/$foreign/json" | jq -r .State.Running)" "true" "(foreign container left)"
+	api DELETE "/containers/$foreign?force=1" >/dev/null
+	sed -i 's/tier: back/tier: front/' "$d/compose.yaml"
+	# a volume's configuration changed: refused, data kept
+	te exec -t rc6 web sh -c 'echo kept > /data/f' >/dev/null
+	sed -i 's/^  data: {}$/  data:\n    labels:\n      keep: me/' "$d/compose.yaml"
+	expect_exit 1 sh -c "cd '$d' && '$TASKENV' up -t rc6"
+	assert_contains "$OUT" "volume 'rc6_data' (key 'data'): its configuration changed (labels)"
+	assert_contains "$OUT" "'taskenv down -t rc6 --volumes'"
+	assert_eq "$(te exec -t rc6 web cat /data/f | tr -d '\r')" "kept"
+	te down -t rc6 --volumes --timeout 0 >/dev/null
+	assert_no_trace rc6
+}
