@@ -43,7 +43,11 @@ YAML
 }
 
 # step NAME WHAT: the progress in $OUT has the line "container NAME WHAT".
-step() { grep -qE -- "container +$1 +$(sed 's/[()]/\\&/g' <<<"$2")\$" <<<"$OUT" || fail "no step '$1 $2' in: $OUT"; }
+step() {
+	local w=${2//(/\\(}
+	w=${w//)/\\)}
+	grep -qE -- "container +$1 +$w\$" <<<"$OUT" || fail "no step '$1 $2' in: $OUT"
+}
 
 # The engine id of container NAME.
 cid() { api GET "/containers/$1/json" | jq -r .Id; }
@@ -270,7 +274,7 @@ test_recreate_crash_points() {
 # the foreign container keeps running. A volume whose configuration
 # changed is refused with the command that would recreate it.
 test_network_volume_changes() {
-	local d web foreign out
+	local d web foreign
 	d=$(mktemp -d "$WORK/proj.XXXX")
 	rc_file "$d"
 	rc_up rc6 "$d"
@@ -287,7 +291,7 @@ test_network_volume_changes() {
 	foreign=$(curl -sS --unix-socket "$SOCK" -H 'Content-Type: application/json' -X POST \
 		"http://localhost/containers/create?name=rc6-foreign" -d '{"Image":"taskenv-test/busybox:1","Cmd":["sleep","300"],"HostConfig":{"NetworkMode":"rc6_default"}}' |
 		jq -r .Id)
-	[ -n "$foreign" ] && [ "$foreign" != null ] || fail "could not create the foreign container"
+	if [ -z "$foreign" ] || [ "$foreign" = null ]; then fail "could not create the foreign container"; fi
 	trap 'api DELETE "/containers/$foreign?force=1" >/dev/null 2>&1' EXIT
 	api POST "/containers/$foreign/start" >/dev/null
 	sed -i 's/tier: front/tier: back/' "$d/compose.yaml"
