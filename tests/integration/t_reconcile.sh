@@ -191,6 +191,10 @@ s = socket.socket(); s.bind(("127.0.0.1", int(sys.argv[1]))); s.listen(1); time.
 	pid=$!
 	wait_for 10 sh -c "! python3 -c 'import socket,sys; socket.socket().bind((\"127.0.0.1\", int(sys.argv[1])))' $port" ||
 		{ kill "$pid"; fail "the listener did not take $port"; }
+	# start cannot move a port (it has no file): it says so, starts nothing
+	OUT=$(te start -t rc5 2>&1) && { kill "$pid"; fail "start on a taken port succeeded: $OUT"; }
+	assert_contains "$OUT" "container 'rc5-web-1': host port 127.0.0.1:$port (web 80/tcp) is taken by another process; 'taskenv up -t rc5' gives it a new one"
+	assert_eq "$(api GET /containers/rc5-worker-1/json | jq -r .State.Running)" "false" "(start started nothing)"
 	OUT=$(cd "$d" && te up -t rc5 2>&1) || { kill "$pid"; fail "up with a taken port: $OUT"; }
 	kill "$pid"
 	wait "$pid" 2>/dev/null || true
