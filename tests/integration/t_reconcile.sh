@@ -296,7 +296,8 @@ test_network_volume_changes() {
 		"http://localhost/containers/create?name=rc6-foreign" -d '{"Image":"taskenv-test/busybox:1","Cmd":["sleep","300"],"HostConfig":{"NetworkMode":"rc6_default"}}' |
 		jq -r .Id)
 	if [ -z "$foreign" ] || [ "$foreign" = null ]; then fail "could not create the foreign container"; fi
-	trap 'api DELETE "/containers/$foreign?force=1" >/dev/null 2>&1' EXIT
+	# shellcheck disable=SC2064 # the id now: the trap runs after this function returns
+	trap "api DELETE '/containers/$foreign?force=1' >/dev/null 2>&1" EXIT
 	api POST "/containers/$foreign/start" >/dev/null
 	sed -i 's/tier: front/tier: back/' "$d/compose.yaml"
 	expect_exit 1 sh -c "cd '$d' && '$TASKENV' up -t rc6"
