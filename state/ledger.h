@@ -187,6 +187,11 @@ typedef int (*state_port_probe_fn)(const char *host_ip, int port, const char *pr
  * the kernel, unknown PROTO) counts as free: the engine reports a real clash.
  * HOST_IP is an IPv4 or IPv6 literal; it is IPv6 when it contains ':'. */
 int state_port_probe_bind(const char *host_ip, int port, const char *proto, void *ctx);
+/* The same with SO_REUSEADDR: -1 only when another socket holds the port
+ * for good (a listener, a bound UDP socket), not for a TIME_WAIT. What
+ * tells "another process took the task's port" (up, start): a recent
+ * connection to the task's own container must not read as that. */
+int state_port_probe_listen(const char *host_ip, int port, const char *proto);
 
 /* Reserve a host port for TASK/SERVICE/CONTAINER_PORT/PROTO on HOST_IP inside
  * one BEGIN IMMEDIATE transaction (unique on host_ip + host_port + proto):

@@ -56,9 +56,17 @@ static bool port_taken(struct up *u, size_t idx, const int *old)
 	    cJSON_IsTrue(cJSON_GetObjectItem(cJSON_GetObjectItem(obj, "State"), "Running")))
 		return false; /* it holds them itself */
 	for (size_t j = 0; j < c->svc->n_ports; j++)
-		if (old[j] && state_port_probe_bind(SVC_HOST_IP, old[j], c->svc->ports[j].proto, NULL) < 0)
+		if (old[j] && state_port_probe_listen(SVC_HOST_IP, old[j], c->svc->ports[j].proto) < 0)
 			return true;
 	return false;
+}
+
+/* For a replica whose ports are given again after one moved: its other
+ * ports must come back as they were, even with a TIME_WAIT on them. */
+static int probe_listen(const char *host_ip, int port, const char *proto, void *ctx)
+{
+	(void)ctx;
+	return state_port_probe_listen(host_ip, port, proto);
 }
 
 static int reserve_one(struct up *u, size_t idx, const int *old, struct te_err *err)

@@ -167,7 +167,7 @@ static int ports_free(struct engine *e, struct ledger *l, const char *task, cons
 		return -1;
 	for (size_t i = 0; i < n && rc == 0; i++)
 		if (strcmp(p[i].service, c->service) == 0 && p[i].replica == replica &&
-		    state_port_probe_bind(p[i].host_ip, p[i].host_port, p[i].proto, NULL) < 0)
+		    state_port_probe_listen(p[i].host_ip, p[i].host_port, p[i].proto) < 0)
 			rc = te_err_set(
 			    err, TE_E_CONFLICT,
 			    "container '%s': host port %s:%d (%s %d/%s) is taken by another process; "
