@@ -80,7 +80,8 @@ static int reserve_one(struct up *u, size_t idx, const int *old, struct te_err *
 		/* Each replica its own host port; a moved one keeps the others. */
 		if (state_port_reserve_replica(u->l, u->plan->task, s->name, c->number, p->container_port,
 					       p->proto, SVC_HOST_IP, old[j] ? old[j] : p->host_port,
-					       u->opts->port_lo, u->opts->port_hi, state_port_probe_bind,
+					       u->opts->port_lo, u->opts->port_hi,
+					       u->port_moved[idx] ? probe_listen : state_port_probe_bind,
 					       NULL, &u->host_ports[idx][j], err) < 0)
 			return te_err_prefix(err, "service '%s': ", s->name);
 		if (old[j] && old[j] != u->host_ports[idx][j]) {
