@@ -316,3 +316,31 @@ test_network_volume_changes() {
 	te down -t rc6 --volumes --timeout 0 >/dev/null
 	assert_no_trace rc6
 }
+
+# Hostile: a container of nobody's task squats the temporary name of the
+# next recreate. up fails naming it, leaves it and the running web alone;
+# once it is gone, up recreates web.
+test_temp_name_squatted() {
+	local d web squat
+	d=$(mktemp -d "$WORK/proj.XXXX")
+	rc_file "$d"
+	rc_up rc8 "$d"
+	web=$(cid rc8-web-1)
+	squat=$(curl -sS --unix-socket "$SOCK" -H 'Content-Type: application/json' -X POST \
+		"http://localhost/containers/create?name=${web:0:12}_rc8-web-1" -d '{"Image":"taskenv-test/busybox:1","Cmd":["sleep","300"]}' |
+		jq -r .Id)
+	if [ -z "$squat" ] || [ "$squat" = null ]; then fail "could not create the squatter"; fi
+	# shellcheck disable=SC2064 # the id now: the trap runs after this function returns
+	trap "api DELETE '/containers/$squat?force=1' >/dev/null 2>&1" EXIT
+	sed -i 's/A: one/A: two/' "$d/compose.yaml"
+	expect_exit 1 sh -c "cd '$d' && '$TASKENV' up -t rc8"
+	assert_contains "$OUT" "${web:0:12}_rc8-web-1"
+	assert_eq "$(cid rc8-web-1)" "$web" "(web untouched)"
+	assert_eq "$(api GET "/containers/$squat/json" | jq -r .Id)" "$squat" "(the squatter left alone)"
+	api DELETE "/containers/$squat?force=1" >/dev/null
+	rc_up rc8 "$d"
+	step rc8-web-1 "recreated (env changed)"
+	assert_eq "$(rc_ledger_mismatch rc8)" "" "(ledger and engine agree)"
+	te down -t rc8 --volumes --timeout 0 >/dev/null
+	assert_no_trace rc8
+}
