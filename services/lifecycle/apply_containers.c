@@ -177,14 +177,9 @@ static bool svc_recreated(const struct up *u, const char *name)
 /* "service:NAME" or "NAME[:MODE]" (volumes_from) naming a recreated service. */
 static bool points_at_recreated(const struct up *u, const char *ref, bool prefixed)
 {
-	char name[256];
+	const struct svc_service *s = up_service_ref(u->plan->project, ref, prefixed);
 
-	if (!ref || (prefixed && strncmp(ref, "service:", 8) != 0) ||
-	    (!prefixed && strncmp(ref, "container:", 10) == 0))
-		return false;
-	snprintf(name, sizeof(name), "%.*s", (int)strcspn(ref + (prefixed ? 8 : 0), ":"),
-		 ref + (prefixed ? 8 : 0));
-	return svc_recreated(u, name);
+	return s && svc_recreated(u, s->name);
 }
 
 /* A container that joined a recreated one (network_mode, ipc, pid

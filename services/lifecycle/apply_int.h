@@ -19,6 +19,8 @@ struct ledger;
 struct svc_plan;
 struct svc_plan_network;
 struct svc_plan_volume;
+struct svc_project;
+struct svc_service;
 struct svc_up_opts;
 struct te_err;
 
@@ -84,6 +86,10 @@ int up_recover(struct up *u, struct te_err *err);
  * unless opts->no_deps, what they need); allocates the per-container
  * flags. TE_E_USAGE for a service not in the file. */
 int up_select(struct up *u, struct te_err *err);
+/* The service of P that REF names: "service:NAME" (network_mode, ipc,
+ * pid; PREFIXED) or volumes_from's "NAME[:MODE]" (not "container:..."),
+ * borrowed, or NULL. */
+const struct svc_service *up_service_ref(const struct svc_project *p, const char *ref, bool prefixed);
 /* Containers of services no longer in the file, found through the ledger:
  * named in a warning, or removed with opts->remove_orphans. */
 int up_orphans(struct up *u, struct te_err *err);

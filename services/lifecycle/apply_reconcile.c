@@ -145,9 +145,7 @@ int up_orphans(struct up *u, struct te_err *err)
 	return rc;
 }
 
-/* The service S names through REF ("service:NAME", or volumes_from's
- * "NAME[:MODE]"), or NULL. */
-static const struct svc_service *named(const struct svc_project *p, const char *ref, bool prefixed)
+const struct svc_service *up_service_ref(const struct svc_project *p, const char *ref, bool prefixed)
 {
 	char name[256];
 
@@ -172,11 +170,11 @@ static void want_service(const struct svc_project *p, const struct svc_service *
 	for (size_t i = 0; i < s->n_deps; i++)
 		want_service(p, svc_project_service(p, s->deps[i].service), want, no_deps);
 	for (size_t i = 0; s->volumes_from && s->volumes_from[i]; i++)
-		want_service(p, named(p, s->volumes_from[i], false), want, no_deps);
-	d = named(p, s->network_mode, true);
+		want_service(p, up_service_ref(p, s->volumes_from[i], false), want, no_deps);
+	d = up_service_ref(p, s->network_mode, true);
 	want_service(p, d, want, no_deps);
-	want_service(p, named(p, s->ipc, true), want, no_deps);
-	want_service(p, named(p, s->pid, true), want, no_deps);
+	want_service(p, up_service_ref(p, s->ipc, true), want, no_deps);
+	want_service(p, up_service_ref(p, s->pid, true), want, no_deps);
 }
 
 int up_select(struct up *u, struct te_err *err)

@@ -57,6 +57,18 @@ cid() { api GET "/containers/$1/json" | jq -r .Id; }
 rc_tag() { api POST "/images/taskenv-test/busybox:1/tag?repo=taskenv-test/busybox&tag=rc" >/dev/null; }
 rc_untag() { api DELETE "/images/taskenv-test/busybox:rc" >/dev/null || true; }
 
+# rc_foreign NAME [HOSTCONFIG]: a running busybox container of nobody's task
+# (the caller removes it); prints its id.
+rc_foreign() {
+	local id
+	id=$(curl -sS --unix-socket "$SOCK" -H 'Content-Type: application/json' -X POST \
+		"http://localhost/containers/create?name=$1" \
+		-d "{\"Image\":\"taskenv-test/busybox:1\",\"Cmd\":[\"sleep\",\"300\"],\"HostConfig\":${2:-{\}}}" | jq -r .Id)
+	if [ -z "$id" ] || [ "$id" = null ]; then fail "could not create the foreign container $1"; fi
+	api POST "/containers/$id/start" >/dev/null
+	echo "$id"
+}
+
 # rc_up TASK DIR [ARGS...]: up in DIR, output in $OUT (exit 0 expected).
 rc_up() {
 	local t=$1 d=$2
@@ -292,13 +304,9 @@ test_network_volume_changes() {
 	rc_up rc6 "$d"
 	grep -qE -- "network +rc6_default +exists" <<<"$OUT" || fail "an unchanged network was touched: $OUT"
 	# hostile: a container of nobody's task on the network
-	foreign=$(curl -sS --unix-socket "$SOCK" -H 'Content-Type: application/json' -X POST \
-		"http://localhost/containers/create?name=rc6-foreign" -d '{"Image":"taskenv-test/busybox:1","Cmd":["sleep","300"],"HostConfig":{"NetworkMode":"rc6_default"}}' |
-		jq -r .Id)
-	if [ -z "$foreign" ] || [ "$foreign" = null ]; then fail "could not create the foreign container"; fi
+	foreign=$(rc_foreign rc6-foreign '{"NetworkMode":"rc6_default"}')
 	# shellcheck disable=SC2064 # the id now: the trap runs after this function returns
 	trap "api DELETE '/containers/$foreign?force=1' >/dev/null 2>&1" EXIT
-	api POST "/containers/$foreign/start" >/dev/null
 	sed -i 's/tier: front/tier: back/' "$d/compose.yaml"
 	expect_exit 1 sh -c "cd '$d' && '$TASKENV' up -t rc6"
 	assert_contains "$OUT" "network 'rc6_default' (labels changed) cannot be recreated"
@@ -326,10 +334,7 @@ test_temp_name_squatted() {
 	rc_file "$d"
 	rc_up rc8 "$d"
 	web=$(cid rc8-web-1)
-	squat=$(curl -sS --unix-socket "$SOCK" -H 'Content-Type: application/json' -X POST \
-		"http://localhost/containers/create?name=${web:0:12}_rc8-web-1" -d '{"Image":"taskenv-test/busybox:1","Cmd":["sleep","300"]}' |
-		jq -r .Id)
-	if [ -z "$squat" ] || [ "$squat" = null ]; then fail "could not create the squatter"; fi
+	squat=$(rc_foreign "${web:0:12}_rc8-web-1")
 	# shellcheck disable=SC2064 # the id now: the trap runs after this function returns
 	trap "api DELETE '/containers/$squat?force=1' >/dev/null 2>&1" EXIT
 	sed -i 's/A: one/A: two/' "$d/compose.yaml"
