@@ -26,7 +26,7 @@ static const struct cmd_verb worktree_subs[] = {
 };
 
 static const struct cmd_verb commands[] = {
-    VERB("up", up, CMD_NEED_LEDGER, NULL, "create and start the task's containers, networks and volumes"),
+    VERB("up", up, CMD_NEED_LEDGER, "[SERVICE...]", "create and start the task's containers, networks and volumes"),
     VERB("ps", ps, CMD_NEED_LEDGER, NULL, "list tasks, or one task's resources with their live state"),
     VERB("down", down, CMD_NEED_LEDGER, NULL, "stop and remove exactly what the ledger says the task owns"),
     VERB("config", config, 0, NULL, "print the resolved Compose model with the names taskenv will create"),

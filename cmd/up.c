@@ -29,13 +29,16 @@ struct up_opts {
 	long long owner_pid;
 	bool build;
 	char **scale; /* owned "SERVICE=N", --scale */
+	bool force_recreate, no_recreate, no_start, remove_orphans, no_deps;
+	char *const *services; /* borrowed from argv: up SERVICE... */
 };
 
 const struct cmd_option cmd_up_options[] = {
     CMD_OPT_COMPOSE_FILE(struct up_opts),
     CMD_OPT_STRING('t', "task", "TASK", struct up_opts, task,
 		   "task name (default: $TASKENV_TASK, else the git branch name\n"
-		   "after its last '/'); must match " SVC_TASK_NAME_RULE),
+		   "after its last '/', '-' and six hex digits of the checkout's\n"
+		   "path); must match " SVC_TASK_NAME_RULE),
     CMD_OPT_COMPOSE_PROFILE(struct up_opts),
     CMD_OPT_CSV(0, "allow", "NAME", struct up_opts, compose.allow,
 		"grant a policy exception (repeatable, comma-separated;\n"
@@ -58,6 +61,16 @@ const struct cmd_option cmd_up_options[] = {
     CMD_OPT_LIST(0, "scale", "SERVICE=N", struct up_opts, scale,
 		 "run N containers of SERVICE (<task>-<service>-1..N) over scale: /\n"
 		 "deploy.replicas; fewer than run remove the highest numbers (repeatable)"),
+    CMD_OPT_FLAG(0, "force-recreate", struct up_opts, force_recreate,
+		 "recreate every container, changed or not"),
+    CMD_OPT_FLAG(0, "no-recreate", struct up_opts, no_recreate,
+		 "keep containers whose configuration changed (each is named);\n"
+		 "create only missing ones"),
+    CMD_OPT_FLAG(0, "no-start", struct up_opts, no_start, "create or recreate containers, start none"),
+    CMD_OPT_FLAG(0, "remove-orphans", struct up_opts, remove_orphans,
+		 "remove the containers of services no longer in the file\n"
+		 "(found through the ledger; without it they are named)"),
+    CMD_OPT_FLAG(0, "no-deps", struct up_opts, no_deps, "with SERVICE...: not the services they depend on"),
     CMD_OPT_COMPOSE_ENV_FILE(struct up_opts),
     CMD_OPT_END,
 };
@@ -69,8 +82,12 @@ const char cmd_up_about[] =
     "service_healthy / service_completed_successfully conditions) and start them.\n"
     "Every name is scoped to the task; every published port is bound to 127.0.0.1\n"
     "on a host port taken from the ledger (the port_range setting, default\n"
-    "20000-29999), the port in the file being only a hint. Running it again reuses\n"
-    "what exists.\n\n"
+    "20000-29999), the port in the file being only a hint.\n\n"
+    "Running it again reconciles: each container carries the hash of its\n"
+    "configuration and image; unchanged ones are kept (started if stopped),\n"
+    "changed ones recreated with their volumes and host ports, and containers\n"
+    "of services no longer in the file named (docs/up.md). SERVICE...: only those\n"
+    "services and what they depend on.\n\n"
     "Limits applied when the file is silent: the limits.memory (2g), limits.cpus (2)\n"
     "and limits.pids (1024) settings, and no-new-privileges:true (no_new_privileges:\n"
     "false turns it off); 0 turns a limit off. Waits are bounded by the wait_timeout\n"
@@ -152,6 +169,16 @@ static int prepare(struct te_ctx *ctx, struct up_opts *o, struct svc_project *pr
 	uo->retain_on_failure = o->retain;
 	uo->owner_pid = o->owner_pid;
 	uo->build = o->build;
+	uo->force_recreate = o->force_recreate;
+	uo->no_recreate = o->no_recreate;
+	uo->no_start = o->no_start;
+	uo->remove_orphans = o->remove_orphans;
+	uo->services = o->services;
+	uo->no_deps = o->no_deps;
+	if (o->force_recreate && o->no_recreate)
+		return te_err_set(err, TE_E_USAGE, "--force-recreate and --no-recreate cannot be combined");
+	if (o->no_deps && !o->services)
+		return te_err_set(err, TE_E_USAGE, "--no-deps needs SERVICE...");
 	return 0;
 }
 
@@ -242,8 +269,10 @@ int cmd_up(struct te_ctx *ctx, int argc, char **argv)
 	struct te_err err = {0};
 	int code, i = cmd_parse(ctx, argc, argv, &o, &code);
 
-	if (i >= 0)
+	if (i >= 0) {
+		o.services = i < argc ? argv + i : NULL;
 		code = run(ctx, &o, &err) < 0 ? cmd_fail("up", &err) : EXIT_OK;
+	}
 	cmd_compose_release(&o.compose);
 	te_strv_free(o.scale);
 	return code;

@@ -132,6 +132,9 @@ int engine_container_create(struct engine *e, const char *name, const struct cJS
 			    struct te_err *err);
 /* POST /containers/{id}/start (304 "already started" counts as success). */
 int engine_container_start(struct engine *e, const char *id, struct te_err *err);
+/* POST /containers/{id}/rename?name=NAME (TE_E_NOTFOUND: no such container;
+ * TE_E_CONFLICT / TE_E_ENGINE: the name is taken). */
+int engine_container_rename(struct engine *e, const char *id, const char *name, struct te_err *err);
 /* POST /containers/{id}/stop?t=TIMEOUT_S (304 counts as success). */
 int engine_container_stop(struct engine *e, const char *id, int timeout_s, struct te_err *err);
 /* DELETE /containers/{id}?v=1&force=FORCE (anonymous volumes go with it:

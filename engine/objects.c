@@ -184,6 +184,15 @@ int engine_container_start(struct engine *e, const char *id, struct te_err *err)
 	return engine_call_v(e, "POST", path, NULL, ENGINE_CALL_TIMEOUT_S, NULL, err);
 }
 
+int engine_container_rename(struct engine *e, const char *id, const char *name, struct te_err *err)
+{
+	te_autofree char *s = engine_seg(id);
+	te_autofree char *n = engine_seg(name);
+	te_autofree char *path = xasprintf("/containers/%s/rename?name=%s", s, n);
+
+	return engine_call_v(e, "POST", path, NULL, ENGINE_CALL_TIMEOUT_S, NULL, err);
+}
+
 int engine_container_stop(struct engine *e, const char *id, int timeout_s, struct te_err *err)
 {
 	te_autofree char *s = engine_seg(id);

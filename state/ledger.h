@@ -124,6 +124,10 @@ int state_resource_created(struct ledger *l, long long id, const char *engine_id
 int state_resource_set_state(struct ledger *l, long long id, const char *state, struct te_err *err);
 /* Set the detail JSON text (NULL clears it). */
 int state_resource_set_detail(struct ledger *l, long long id, const char *detail, struct te_err *err);
+/* Rename row ID to NAME (up's recreate: the new container, created under
+ * a temporary name, takes the old one's). Fails with TE_E_STATE when an
+ * active row already has KIND NAME. */
+int state_resource_rename(struct ledger *l, long long id, const char *name, struct te_err *err);
 /* Rows of TASK in insertion order; removed rows only when INCLUDE_REMOVED. */
 int state_resource_list(struct ledger *l, const char *task, bool include_removed, struct state_resource **out,
 			size_t *n, struct te_err *err);
@@ -183,6 +187,11 @@ typedef int (*state_port_probe_fn)(const char *host_ip, int port, const char *pr
  * the kernel, unknown PROTO) counts as free: the engine reports a real clash.
  * HOST_IP is an IPv4 or IPv6 literal; it is IPv6 when it contains ':'. */
 int state_port_probe_bind(const char *host_ip, int port, const char *proto, void *ctx);
+/* The same with SO_REUSEADDR: -1 only when another socket holds the port
+ * for good (a listener, a bound UDP socket), not for a TIME_WAIT. What
+ * tells "another process took the task's port" (up, start): a recent
+ * connection to the task's own container must not read as that. */
+int state_port_probe_listen(const char *host_ip, int port, const char *proto);
 
 /* Reserve a host port for TASK/SERVICE/CONTAINER_PORT/PROTO on HOST_IP inside
  * one BEGIN IMMEDIATE transaction (unique on host_ip + host_port + proto):

@@ -240,11 +240,15 @@ static int create_all(struct up *u, struct te_err *err)
 		return -1;
 	if (!rooms_first && create_rooms(u, err) < 0)
 		return -1;
-	if (svc_scale_down(u->e, u->l, u->plan, u->opts->progress, u->opts->progress_ctx, err) < 0)
+	if (up_recover(u, err) < 0 ||
+	    svc_scale_down(u->e, u->l, u->plan, u->opts->progress, u->opts->progress_ctx, err) < 0)
 		return -1;
 	for (size_t i = 0; i < u->plan->n_containers; i++)
-		if (up_wait_deps(u, i, err) < 0 || up_ensure_container(u, i, err) < 0)
+		if ((u->selected[i] && !u->opts->no_start && up_wait_deps(u, i, err) < 0) ||
+		    up_ensure_container(u, i, err) < 0)
 			return -1;
+	if (up_orphans(u, err) < 0)
+		return -1;
 	return up_wait_all(u, err);
 }
 
@@ -289,6 +293,9 @@ static void up_release(struct up *u)
 		te_strv_free(u->shared_aliases[k]);
 	}
 	free(u->need_build);
+	free(u->selected);
+	free(u->recreated);
+	free(u->port_moved);
 	for (size_t i = 0; u->old_image && i < u->plan->n_containers; i++)
 		free(u->old_image[i]);
 	free(u->old_image);
@@ -378,12 +385,41 @@ static int record_owner(struct up *u, struct te_err *err)
 	return state_task_set_owner(u->l, u->plan->task, &o, lease, err);
 }
 
+/* A task belongs to one project directory: an `up` from another one would
+ * leave the first project's containers running as orphans of a file that
+ * never named them. Another set of files in the same directory is an edit. */
+static int same_project(struct up *u, const struct svc_project *project, struct te_err *err)
+{
+	struct state_task t = {0};
+	struct state_resource *rows = NULL;
+	size_t n = 0;
+	int rc = 0;
+
+	if (state_task_get(u->l, u->plan->task, &t, err) < 0) {
+		if (err->code != TE_E_NOTFOUND)
+			return -1;
+		te_err_clear(err);
+		return 0;
+	}
+	if (t.project_dir && project->dir && strcmp(t.project_dir, project->dir) != 0 &&
+	    state_resource_list(u->l, u->plan->task, false, &rows, &n, err) == 0 && n > 0)
+		rc = te_err_set(err, TE_E_CONFLICT,
+				"task '%s' belongs to the project in '%s', not '%s': pass -t NAME to bring "
+				"this one up as another task, or 'taskenv down -t %s' first",
+				u->plan->task, t.project_dir, project->dir, u->plan->task);
+	state_resources_free(rows, n);
+	state_task_release(&t);
+	return rc;
+}
+
 static int up_run(struct up *u, const struct svc_project *project, struct te_err *err)
 {
 	te_autofree char *files = files_json(project);
 	const char *task = u->plan->task;
 
-	if (svc_resources_admit(u->l, project, u->opts->allow, err) < 0 || up_check_images(u, err) < 0)
+	if (same_project(u, project, err) < 0 ||
+	    svc_resources_admit(u->l, project, u->opts->allow, err) < 0 || up_select(u, err) < 0 ||
+	    up_check_images(u, err) < 0)
 		return -1;
 	if (state_task_upsert(u->l, task, project->dir, files, engine_socket(u->e), "starting", err) < 0)
 		return -1;

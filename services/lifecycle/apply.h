@@ -32,6 +32,13 @@ struct svc_up_opts {
 	 * the trusted config's shared_images.<driver> (borrowed from the
 	 * settings), NULL: the driver's own. Never from the Compose file. */
 	const char *shared_image[DRV_COUNT];
+	/* Reconcile (docs/up.md). */
+	bool force_recreate;   /* recreate every container, changed or not */
+	bool no_recreate;      /* keep changed containers (named), create only missing ones */
+	bool no_start;	       /* create or recreate, start nothing */
+	bool remove_orphans;   /* remove containers of services no longer in the file */
+	char *const *services; /* up SERVICE...: only these (and their dependencies); NULL: all */
+	bool no_deps;	       /* with services: not their dependencies */
 };
 
 /* Zeroes OPTS and fills the port range, the wait timeout, the subnet

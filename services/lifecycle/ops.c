@@ -21,6 +21,7 @@
 
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
 
@@ -32,6 +33,15 @@ void svc_container_refs_free(struct svc_container_ref *v, size_t n)
 		free(v[i].service);
 	}
 	free(v);
+}
+
+/* The replica number at the end of a container name, 1 if none. */
+static int replica_of(const char *s)
+{
+	char *end;
+	long v = strtol(s, &end, 10);
+
+	return *s && !*end && v > 0 && v < 100000 ? (int)v : 1;
 }
 
 static bool strv_has(char *const *v, const char *s)
@@ -138,6 +148,40 @@ static int check_owned(struct engine *e, struct ledger *l, const char *task,
 	return 0;
 }
 
+/* A stopped container cannot start on a host port another process took
+ * meanwhile (the engine would answer "address already in use" half way):
+ * say which, and that `up` moves it (docs/up.md), before anything starts. */
+static int ports_free(struct engine *e, struct ledger *l, const char *task, const struct svc_container_ref *c,
+		      struct te_err *err)
+{
+	te_autojson cJSON *obj = NULL;
+	struct state_port *p = NULL;
+	size_t n = 0;
+	const char *dash = strrchr(c->name, '-');
+	int replica = dash ? replica_of(dash + 1) : 1;
+	int rc = 0;
+
+	if (c->oneoff)
+		return 0;
+	if (engine_container_inspect(e, c->id, &obj, err) < 0)
+		return te_err_prefix(err, "container '%s': ", c->name);
+	if (cJSON_IsTrue(cJSON_GetObjectItem(cJSON_GetObjectItem(obj, "State"), "Running")))
+		return 0; /* it holds its ports itself */
+	if (state_port_list(l, task, &p, &n, err) < 0)
+		return -1;
+	for (size_t i = 0; i < n && rc == 0; i++)
+		if (strcmp(p[i].service, c->service) == 0 && p[i].replica == replica &&
+		    state_port_probe_listen(p[i].host_ip, p[i].host_port, p[i].proto) < 0)
+			rc = te_err_set(
+			    err, TE_E_CONFLICT,
+			    "container '%s': host port %s:%d (%s %d/%s) is taken by another process; "
+			    "'taskenv up -t %s' gives it a new one",
+			    c->name, p[i].host_ip, p[i].host_port, c->service, p[i].container_port,
+			    p[i].proto, task);
+	state_ports_free(p, n);
+	return rc;
+}
+
 static int one_op(struct engine *e, const struct svc_container_ref *c, enum svc_lifecycle_op op,
 		  int timeout_s, struct te_err *err)
 {
@@ -210,6 +254,8 @@ int svc_lifecycle(struct engine *e, struct ledger *l, const char *task, char *co
 	}
 	if (svc_task_containers(l, task, wanted ? wanted : services, false, &v, &n, err) < 0)
 		return -1;
+	for (size_t k = 0; op == SVC_START && k < n && rc == 0; k++)
+		rc = ports_free(e, l, task, &v[k], err);
 	for (size_t k = 0; k < n && rc == 0; k++) {
 		/* Stop dependants before what they depend on, start the other way. */
 		const struct svc_container_ref *c = &v[op == SVC_STOP ? n - 1 - k : k];
