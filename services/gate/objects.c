@@ -4,6 +4,7 @@
  * host paths taskenv reads for the file. */
 #include "services/gate/gate_int.h"
 #include "services/model/plan.h"
+#include "services/model/config_hash.h"
 #include "common/buf.h"
 #include "common/mem.h"
 
@@ -28,7 +29,13 @@ void gate_labels(struct gate *g, const struct gate_at *at, const cJSON *labels, 
 
 		if (strncmp(k, "io.taskenv.", 11) != 0)
 			continue;
-		if (strcmp(k, "io.taskenv.version") == 0 || strcmp(k, SVC_LABEL_ORIGINAL_NAME) == 0)
+		/* Facts about the object, not claims of ownership (nothing keys
+		 * trust on them): a file that writes its own config hash only
+		 * makes its own up recreate; io.taskenv.server names the driver of
+		 * a task's own server container (lifecycle/shared.c). */
+		if (strcmp(k, "io.taskenv.version") == 0 || strcmp(k, SVC_LABEL_ORIGINAL_NAME) == 0 ||
+		    strcmp(k, SVC_LABEL_CONFIG_HASH) == 0 || strcmp(k, SVC_LABEL_CONFIG_PARTS) == 0 ||
+		    strcmp(k, "io.taskenv.server") == 0)
 			continue;
 		if (strcmp(k, "io.taskenv.ledger") == 0)
 			want = g->ledger_id;
