@@ -23,6 +23,14 @@ enum {
 	EXIT_UNREACHABLE = 3, /* no engine answers on the socket */
 };
 
+/* exec, run, with and shell return the command's own status; their own
+ * failures follow Docker's CLI (docs/agents.md, "Exit codes"). */
+enum {
+	EXIT_CMD_FAILED = 125,	    /* taskenv or the engine failed: the command did not run */
+	EXIT_CMD_CANNOT_EXEC = 126, /* the command was found but cannot be executed */
+	EXIT_CMD_NOT_FOUND = 127,   /* the command was not found */
+};
+
 enum {
 	CMD_NEED_LEDGER = 1 << 0, /* cmd_parse opens the ledger, after the options */
 	CMD_ARGS_FIRST = 1 << 1,  /* options end at the first argument (exec SERVICE CMD -x) */
@@ -101,6 +109,14 @@ bool cmd_engine_explicit(const struct te_ctx *ctx);
 /* Print "taskenv: <verb>: <message>" (plus a hint where one helps) and
  * return the exit code for ERR's code. */
 int cmd_fail(const char *verb, const struct te_err *err);
+
+/* For exec, run, with, shell: print ERR as cmd_fail does and return
+ * EXIT_CMD_NOT_FOUND or EXIT_CMD_CANNOT_EXEC when the runtime's message
+ * says so, else EXIT_CMD_FAILED. */
+int cmd_fail_command(const char *verb, const struct te_err *err);
+/* The runtime's message S (output, or an error) names a command it could
+ * not find (127) or not execute (126); 0 when it says neither. */
+int cmd_command_status(const char *s, size_t n);
 
 /* A usage problem of CTX's verb (the global options when none): print
  * "taskenv VERB: <message>" and the verb's usage line on stderr; returns

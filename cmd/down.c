@@ -47,6 +47,37 @@ static void summary(const char *task, const struct svc_down_result *r)
 	printf(", remaining %zu\n", r->remaining);
 }
 
+/* A task the ledger no longer holds: already down when its events (the
+ * tombstone: they are never deleted) name it, so a second `down` stays
+ * idempotent; a name it never knew is a typo, answered with the names it
+ * knows. */
+static int never_known(struct te_ctx *ctx, const char *task, struct te_err *err)
+{
+	struct state_task *v = NULL;
+	size_t n = 0;
+	te_autofree char *names = xstrdup("");
+	int known = state_task_known(ctx->ledger, task, err);
+
+	if (known < 0)
+		return -1;
+	if (known) {
+		printf("task '%s': already down, nothing to remove (the ledger %s holds nothing of it)\n",
+		       task, state_path(ctx->ledger));
+		return 0;
+	}
+	if (state_task_list(ctx->ledger, &v, &n, err) < 0)
+		return -1;
+	for (size_t i = 0; i < n; i++) {
+		char *next = xasprintf("%s%s%s", names, i ? ", " : "", v[i].name);
+
+		free(names);
+		names = next;
+	}
+	state_tasks_free(v, n);
+	return te_err_set(err, TE_E_NOTFOUND, "no task '%s' in the ledger %s (it never was); known tasks: %s",
+			  task, state_path(ctx->ledger), n ? names : "none");
+}
+
 static int run(struct te_ctx *ctx, struct down_args *a, struct te_err *err)
 {
 	te_autofree char *task = NULL;
@@ -65,9 +96,7 @@ static int run(struct te_ctx *ctx, struct down_args *a, struct te_err *err)
 	if (!cmd_task_engine_or_missing(ctx, a->task, &task, &missing, err)) {
 		if (!missing)
 			return -1;
-		printf("task '%s': nothing to remove (not in the ledger %s)\n", task,
-		       state_path(ctx->ledger));
-		return 0;
+		return never_known(ctx, task, err);
 	}
 	rc = svc_down(ctx->engine, ctx->ledger, task, &opts, &res, err);
 	summary(task, &res);

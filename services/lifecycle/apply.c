@@ -10,6 +10,7 @@
 #include "services/lifecycle/shared.h"
 #include "services/lifecycle/retain.h"
 #include "services/lifecycle/files.h"
+#include "services/lifecycle/identity.h"
 #include "state/secrets.h"
 #include "state/owner.h"
 #include "engine/engine.h"
@@ -307,13 +308,15 @@ static int record_owner(struct up *u, struct te_err *err)
 static int up_run(struct up *u, const struct svc_project *project, struct te_err *err)
 {
 	te_autofree char *files = files_json(project);
+	te_autofree char *engine_id = NULL;
 	const char *task = u->plan->task;
 
-	if (up_check_images(u, err) < 0)
+	if (svc_engine_claim(u->e, u->l, task, &engine_id, err) < 0 || up_check_images(u, err) < 0)
 		return -1;
 	if (state_task_upsert(u->l, task, project->dir, files, engine_socket(u->e), "starting", err) < 0)
 		return -1;
-	if (record_allow(u, project, err) < 0 || record_owner(u, err) < 0) {
+	if (state_task_set_engine_id(u->l, task, engine_id, err) < 0 || record_allow(u, project, err) < 0 ||
+	    record_owner(u, err) < 0) {
 		forget_if_empty(u);
 		return -1;
 	}

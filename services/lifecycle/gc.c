@@ -1,4 +1,5 @@
 #include "services/lifecycle/gc.h"
+#include "services/lifecycle/identity.h"
 #include "services/lifecycle/reskind.h"
 #include "services/model/task.h"
 #include "services/lifecycle/pgtpl.h"
@@ -76,6 +77,15 @@ static int gc_task(struct gc *g, const struct state_task *t, struct te_err *err)
 		return 0;
 	if (t->engine && strcmp(t->engine, engine_socket(g->e)) != 0) {
 		step(g, "task", t->name, "on another engine, left for gc there");
+		return 0;
+	}
+	/* The same socket may reach another engine now (restarted with other
+	 * storage): that one cannot tell what of the task is gone. */
+	if (svc_engine_check(g->e, g->l, t->name, err) < 0) {
+		if (err->code != TE_E_WRONG_ENGINE)
+			return -1;
+		te_err_clear(err);
+		step(g, "task", t->name, "on another engine (its identity differs), left alone");
 		return 0;
 	}
 	if (state_task_owner_live(t)) {

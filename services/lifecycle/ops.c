@@ -326,6 +326,11 @@ static cJSON *run_body(struct run *r)
 	cJSON_DeleteItemFromObjectCaseSensitive(b, "ExposedPorts");
 	cJSON_DeleteItemFromObjectCaseSensitive(hc, "PortBindings");
 	set_str(labels, "com.docker.compose.oneoff", "True");
+	if (r->o->entrypoint) {
+		cJSON_DeleteItemFromObjectCaseSensitive(b, "Entrypoint");
+		cJSON_AddItemToObject(b, "Entrypoint", strv_json(r->o->entrypoint));
+		cJSON_DeleteItemFromObjectCaseSensitive(b, "Cmd");
+	}
 	if (r->o->cmd) {
 		cJSON_DeleteItemFromObjectCaseSensitive(b, "Cmd");
 		cJSON_AddItemToObject(b, "Cmd", strv_json(r->o->cmd));
