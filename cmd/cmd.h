@@ -217,6 +217,8 @@ CMD_VERB_DECL(env);
 CMD_VERB_DECL(logs);
 CMD_VERB_DECL(exec);
 CMD_VERB_DECL(run);
+CMD_VERB_DECL(with);
+CMD_VERB_DECL(shell);
 CMD_VERB_DECL(stop);
 CMD_VERB_DECL(start);
 CMD_VERB_DECL(restart);

@@ -15,6 +15,13 @@ struct engine;
 struct ledger;
 struct svc_plan;
 
+/* The Compose project of TASK from the files the ledger records, read as
+ * `up` read them (${COMPOSE_PROJECT_NAME} the task; ENV_FILES the same
+ * --env-file, NULL: the .env). Owned (svc_project_free), or NULL. */
+struct svc_project;
+struct svc_project *svc_task_project(struct ledger *l, const char *task, char *const *env_files,
+				     struct te_err *err);
+
 /* One of the task's containers, as the ledger records it. */
 struct svc_container_ref {
 	char *name;    /* "<task>-<service>-1", or "<task>-<service>-run-<hex>" */

@@ -81,3 +81,41 @@ test_exit_codes() {
 	assert_contains "$OUT" "already down"
 	assert_no_trace al-codes
 }
+
+# Acceptance 3: `with --as app` gives a host command the app's own variable
+# names with values that reach the task from the host; the status passes.
+test_with_as_service() {
+	drv_servers
+	local dir url web
+	# shellcheck disable=SC2016 # ${PG_ADMIN_URL} is for taskenv to interpolate
+	dir=$(drv_project '{driver: postgres, server: "${PG_ADMIN_URL}", isolation: schema}')
+	cat >>"$dir/compose.yaml" <<'YAML'
+    environment:
+      WEB_URL: http://web:80/health
+      PLAIN: web
+  web:
+    image: taskenv-test/busybox:1
+    command: ["sh", "-c", "mkdir -p /w && echo ok >/w/health && exec httpd -f -p 80 -h /w"]
+    ports: ["80"]
+YAML
+	(cd "$dir" && te up -t al-with >"$WORK/alw.log" 2>&1) || { cat "$WORK/alw.log" >&2; fail "up al-with"; }
+	# shellcheck disable=SC2016 # expanded by the command's shell
+	url=$(te with -t al-with --as app -- sh -c 'echo $DATABASE_URL')
+	assert_contains "$url" "@127.0.0.1:$PG_PORT/"
+	assert_eq "$url" "$(te env -t al-with | sed -n 's/^TASKENV_DB_URL=//p')"
+	assert_eq "$(psql -X -At "$url" -c 'select 1')" "1"
+	# shellcheck disable=SC2016
+	web=$(te with -t al-with --as app -- sh -c 'echo $WEB_URL $PLAIN $TASKENV_TASK')
+	assert_eq "$web" "http://127.0.0.1:$(task_port al-with web 80)/health web al-with"
+	assert_eq "$(curl -fsS "${web%% *}")" "ok"
+	expect_exit 9 te with -t al-with -- sh -c 'exit 9'
+	expect_exit 127 te with -t al-with -- no-such-binary
+	expect_exit 125 te with -t al-with --as nosuch -- true
+	assert_contains "$OUT" "no service 'nosuch'"
+	expect_exit 125 te with -t al-never -- true
+	# shell: $SHELL with the same variables, its status passed through.
+	# shellcheck disable=SC2016
+	SHELL=/bin/sh expect_exit 4 te shell -t al-with --as app <<<'test -n "$DATABASE_URL" && exit 4'
+	te down -t al-with >/dev/null
+	assert_eq "$(pg_traces al-with)" "0"
+}
