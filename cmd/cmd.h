@@ -168,6 +168,7 @@ struct cmd_compose {
 	char **profiles;  /* owned */
 	char **allow;	  /* owned */
 	char **env_files; /* owned */
+	char **warnings;  /* the loader's warnings, kept by cmd_compose_load (owned) */
 };
 #define CMD_OPT_COMPOSE_FILE(type)                                                                           \
 	CMD_OPT_LIST('f', "file", "FILE", type, compose.files,                                               \
@@ -242,6 +243,9 @@ CMD_VERB_DECL(reset);
  * process `up` and `reset` start detached to refill the pools of the
  * Postgres templates they used (services/lifecycle/pgtpl.h). */
 int cmd_pool_refill(struct te_ctx *ctx, char *const *templates);
+
+/* evidence --json's document (docs/json.md) for the bundle in DIR. */
+void cmd_evidence_json(const char *task, const char *dir, int verify_failed);
 
 /* The task list of `ps` and `ls`. */
 int cmd_ps_tasks(struct te_ctx *ctx, bool json);

@@ -245,6 +245,7 @@ void cmd_compose_release(struct cmd_compose *c)
 	te_strv_free(c->profiles);
 	te_strv_free(c->allow);
 	te_strv_free(c->env_files);
+	te_strv_free(c->warnings);
 	memset(c, 0, sizeof(*c));
 }
 
@@ -264,7 +265,9 @@ struct svc_project *cmd_compose_load(struct te_ctx *ctx, struct cmd_compose *c, 
 	o.limits.max_nodes = svc_settings_at(s, SVC_SET_COMPOSE_MAX_NODES)->num;
 	p = svc_load_project(&o, &warnings, err);
 	/* Also when loading failed: a warning may be what explains the error. */
-	for (size_t i = 0; warnings && warnings[i]; i++)
+	for (size_t i = 0; warnings && warnings[i]; i++) {
 		fprintf(stderr, "taskenv %s: warning: %s\n", verb, warnings[i]);
+		c->warnings = te_strv_push(c->warnings, xstrdup(warnings[i]));
+	}
 	return p;
 }

@@ -1,8 +1,12 @@
 /* taskenv down: remove what the ledger says the task owns. */
 #include "cmd/cmd.h"
+#include "services/contract/evidence.h"
 #include "services/lifecycle/teardown.h"
 #include "state/ledger.h"
 #include "common/mem.h"
+
+#define TE_WITH_CJSON
+#include "common/cleanup.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,6 +17,9 @@ struct down_args {
 	bool volumes;
 	const char *rmi;
 	int timeout;
+	const char *evidence;
+	bool json;
+	cJSON *steps; /* --json: {"kind","name","outcome"} per object, owned */
 };
 
 const struct cmd_option cmd_down_options[] = {
@@ -25,6 +32,10 @@ const struct cmd_option cmd_down_options[] = {
 		   "pulled images are never removed (kept otherwise)"),
     CMD_OPT_SECONDS(0, "timeout", struct down_args, timeout,
 		    "seconds each container gets to stop (default 10)"),
+    CMD_OPT_STRING(0, "evidence", "DIR", struct down_args, evidence,
+		   "write the evidence bundle (as 'taskenv evidence -o DIR') before\n"
+		   "removing anything; when it cannot be written nothing is removed"),
+    CMD_OPT_JSON(struct down_args, json),
     CMD_OPT_END,
 };
 
@@ -34,6 +45,45 @@ const char cmd_down_about[] =
     "after the Compose file or the project directory is gone. An object whose labels\n"
     "name another task or ledger is never touched. Exit 1 when something the task\n"
     "owns remains.\n";
+
+/* --json: each object's outcome as the progress reports it, and the line. */
+static void collect(void *ctx, const char *kind, const char *name, const char *what)
+{
+	struct down_args *a = ctx;
+	cJSON *j = cJSON_CreateObject();
+
+	cmd_progress(NULL, kind, name, what);
+	cJSON_AddStringToObject(j, "kind", kind);
+	cJSON_AddStringToObject(j, "name", name);
+	cJSON_AddStringToObject(j, "outcome", what);
+	cJSON_AddItemToArray(a->steps, j);
+}
+
+static void print_result(struct down_args *a, const char *task, const char *result,
+			 const struct svc_down_result *r, const struct te_err *err)
+{
+	te_autojson cJSON *d = cJSON_CreateObject();
+
+	cJSON_AddNumberToObject(d, "schema_version", CMD_JSON_SCHEMA_VERSION);
+	cJSON_AddStringToObject(d, "task", task);
+	cJSON_AddStringToObject(d, "result", result);
+	if (err && err->code)
+		cJSON_AddStringToObject(d, "error", err->msg);
+	else
+		cJSON_AddNullToObject(d, "error");
+	cJSON_AddNumberToObject(d, "removed", (double)r->removed);
+	cJSON_AddNumberToObject(d, "already_gone", (double)r->gone);
+	cJSON_AddNumberToObject(d, "kept", (double)(r->kept + r->kept_images));
+	cJSON_AddNumberToObject(d, "not_ours", (double)r->refused);
+	cJSON_AddNumberToObject(d, "remaining", (double)r->remaining);
+	if (a->evidence)
+		cJSON_AddStringToObject(d, "evidence", a->evidence);
+	else
+		cJSON_AddNullToObject(d, "evidence");
+	cJSON_AddItemToObject(d, "resources", a->steps ? a->steps : cJSON_CreateArray());
+	a->steps = NULL;
+	cmd_print_json(d);
+}
 
 static void summary(const char *task, const struct svc_down_result *r)
 {
@@ -80,6 +130,7 @@ static int never_known(struct te_ctx *ctx, const char *task, struct te_err *err)
 
 static int run(struct te_ctx *ctx, struct down_args *a, struct te_err *err)
 {
+	struct svc_down_result zero = {0};
 	te_autofree char *task = NULL;
 	struct svc_down_opts opts = {
 	    .volumes = a->volumes,
@@ -87,7 +138,8 @@ static int run(struct te_ctx *ctx, struct down_args *a, struct te_err *err)
 	    .rmi = !a->rmi			? SVC_RMI_NONE
 		   : strcmp(a->rmi, "all") == 0 ? SVC_RMI_ALL
 						: SVC_RMI_LOCAL,
-	    .progress = cmd_progress,
+	    .progress = a->json ? collect : cmd_progress,
+	    .progress_ctx = a,
 	};
 	struct svc_down_result res;
 	bool missing = false;
@@ -96,10 +148,27 @@ static int run(struct te_ctx *ctx, struct down_args *a, struct te_err *err)
 	if (!cmd_task_engine_or_missing(ctx, a->task, &task, &missing, err)) {
 		if (!missing)
 			return -1;
-		return never_known(ctx, task, err);
+		rc = never_known(ctx, task, err);
+		if (a->json && rc == 0)
+			print_result(a, task, "already down", &zero, NULL);
+		return rc;
 	}
+	if (a->evidence) {
+		int failed = 0;
+
+		/* Before anything goes: a reviewer's bundle of what was there. */
+		if (svc_evidence_write(ctx->engine, ctx->ledger, task, a->evidence, &failed, err) < 0)
+			return te_err_prefix(err, "evidence (nothing was removed): ");
+		fprintf(stderr, "taskenv down: evidence for task '%s' in %s (verify: %d failed)\n", task,
+			a->evidence, failed);
+	}
+	if (a->json)
+		a->steps = cJSON_CreateArray();
 	rc = svc_down(ctx->engine, ctx->ledger, task, &opts, &res, err);
-	summary(task, &res);
+	if (a->json)
+		print_result(a, task, rc == 0 ? "removed" : "remaining", &res, rc == 0 ? NULL : err);
+	else
+		summary(task, &res);
 	return rc;
 }
 
@@ -111,5 +180,7 @@ int cmd_down(struct te_ctx *ctx, int argc, char **argv)
 
 	if (i < 0)
 		return code;
-	return run(ctx, &a, &err) < 0 ? cmd_fail("down", &err) : EXIT_OK;
+	code = run(ctx, &a, &err) < 0 ? cmd_fail("down", &err) : EXIT_OK;
+	cJSON_Delete(a.steps);
+	return code;
 }

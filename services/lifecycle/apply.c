@@ -11,6 +11,7 @@
 #include "services/lifecycle/retain.h"
 #include "services/lifecycle/files.h"
 #include "services/lifecycle/identity.h"
+#include "services/lifecycle/lock.h"
 #include "state/secrets.h"
 #include "state/owner.h"
 #include "engine/engine.h"
@@ -277,9 +278,39 @@ static int policy_gate(const struct svc_project *project, const struct svc_up_op
 	return te_err_set(err, TE_E_POLICY, "refused (%zu findings, see 'taskenv check'): %s", n, first);
 }
 
+void svc_up_failure_release(struct svc_up_failure *f)
+{
+	free(f->log_tail);
+	memset(f, 0, sizeof(*f));
+	f->exit_code = -1;
+}
+
+/* The outcome of a failed up, in the task's events for `evidence`. */
+static void record_failure(struct up *u, const struct te_err *why)
+{
+	const struct svc_up_failure *f = u->opts->failure;
+	te_autojson cJSON *j = cJSON_CreateObject();
+	te_autofree char *text = NULL;
+	struct te_err ignored;
+
+	cJSON_AddStringToObject(j, "error", why->msg);
+	if (f && *f->service) {
+		cJSON_AddStringToObject(j, "service", f->service);
+		cJSON_AddStringToObject(j, "container", f->container);
+		cJSON_AddStringToObject(j, "status", f->status);
+		if (f->exit_code >= 0)
+			cJSON_AddNumberToObject(j, "exit_code", f->exit_code);
+		else
+			cJSON_AddNullToObject(j, "exit_code");
+		cJSON_AddStringToObject(j, "log_tail", f->log_tail ? f->log_tail : "");
+	}
+	text = cJSON_PrintUnformatted(j);
+	state_event_journal(u->l, u->plan->task, "up", "failed", text, &ignored);
+}
+
 /* up failed: keep the task for inspection when asked to, else mark it
  * partial (what was created stays recorded for down/gc). */
-static void fail_after(struct up *u)
+static void fail_after(struct up *u, const struct te_err *why)
 {
 	struct svc_retain_opts r = {.secs = u->opts->retain_on_failure,
 				    .reason = "up failed",
@@ -291,6 +322,7 @@ static void fail_after(struct up *u)
 	forget_if_empty(u);
 	if (state_task_set_status(u->l, u->plan->task, "partial", &ignored) < 0)
 		return; /* forgotten: nothing to retain */
+	record_failure(u, why);
 	if (r.secs > 0)
 		svc_retain_locked(u->e, u->l, u->plan->task, &r, &ignored);
 }
@@ -322,7 +354,7 @@ static int up_run(struct up *u, const struct svc_project *project, struct te_err
 	}
 	if (up_build_all(u, err) < 0 || svc_files_write(u->plan, err) < 0 || up_reserve_ports(u, err) < 0 ||
 	    up_reserve_subnets(u, err) < 0 || create_all(u, err) < 0) {
-		fail_after(u);
+		fail_after(u, err);
 		return -1;
 	}
 	up_drop_old_images(u);
@@ -355,7 +387,7 @@ int svc_up(struct engine *e, struct ledger *l, const struct svc_project *project
 	if (!u.plan)
 		return -1;
 	u.plan->files_dir = svc_files_dir(l, task);
-	rc = state_task_lock(l, task, true, &lock, err);
+	rc = svc_task_lock(l, task, opts->progress, opts->progress_ctx, &lock, err);
 	if (rc == 0)
 		rc = up_run(&u, project, err);
 	state_task_unlock(lock);

@@ -14,6 +14,18 @@ struct ledger;
 struct svc_project;
 struct svc_settings;
 
+/* Where a failed `up` stopped, when a service's container is why: filled
+ * by svc_up (when svc_up_opts.failure is set) and recorded in the task's
+ * events (resource "up", outcome "failed") for `evidence`. */
+struct svc_up_failure {
+	char service[128];   /* "" when no service is to blame */
+	char container[256]; /* its container */
+	char status[32];     /* State.Status, e.g. "exited" */
+	int exit_code;	     /* State.ExitCode; -1 when it did not exit */
+	char *log_tail;	     /* its last log lines (owned; svc_up_failure_release), or NULL */
+};
+void svc_up_failure_release(struct svc_up_failure *f);
+
 struct svc_up_opts {
 	int port_lo;		  /* host port range, inclusive; default 20000 */
 	int port_hi;		  /* default 29999 */
@@ -23,10 +35,11 @@ struct svc_up_opts {
 	int wait_timeout_s;	  /* bound on each wait; the wait_timeout setting */
 	svc_progress_fn progress; /* may be NULL */
 	void *progress_ctx;
-	long long lease;	       /* seconds from now the task is leased for; 0: no lease */
-	long long owner_pid;	       /* the task's owner (state/owner.h); 0: this process */
-	long long retain_on_failure;   /* seconds to keep a failed up for inspection; 0: off */
-	struct state_subnet_pool pool; /* subnets of bridge networks */
+	long long lease;		/* seconds from now the task is leased for; 0: no lease */
+	long long owner_pid;		/* the task's owner (state/owner.h); 0: this process */
+	long long retain_on_failure;	/* seconds to keep a failed up for inspection; 0: off */
+	struct state_subnet_pool pool;	/* subnets of bridge networks */
+	struct svc_up_failure *failure; /* caller-owned, filled on failure; or NULL */
 };
 
 /* Zeroes OPTS and fills the port range, the wait timeout and the subnet

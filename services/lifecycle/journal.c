@@ -141,6 +141,14 @@ int svc_journal_list(struct ledger *l, const char *task, cJSON **out, struct te_
 	for (size_t i = 0; i < n; i++) {
 		cJSON *j;
 
+		/* A task name used again starts a new journal: the events of
+		 * the earlier task end where its row was deleted. */
+		if (v[i].resource && v[i].outcome && strcmp(v[i].resource, "task") == 0 &&
+		    strcmp(v[i].outcome, "deleted") == 0) {
+			cJSON_Delete(*out);
+			*out = cJSON_CreateArray();
+			continue;
+		}
 		if (!v[i].resource || !v[i].message ||
 		    (strncmp(v[i].resource, "exec ", 5) != 0 && strncmp(v[i].resource, "run ", 4) != 0))
 			continue;

@@ -119,3 +119,111 @@ YAML
 	te down -t al-with >/dev/null
 	assert_eq "$(pg_traces al-with)" "0"
 }
+
+# A project whose one-shot migrate service runs CMD before app starts.
+al_migrate_project() {
+	local dir
+	dir=$(mktemp -d "$WORK/proj.XXXX")
+	cat >"$dir/compose.yaml" <<YAML
+services:
+  migrate:
+    image: taskenv-test/busybox:1
+    command: ["sh", "-c", "$1"]
+  app:
+    image: taskenv-test/busybox:1
+    command: ["sleep", "3600"]
+    depends_on:
+      migrate: {condition: service_completed_successfully}
+YAML
+	echo "$dir"
+}
+
+# Acceptance 4: up --json of a file whose migrate exits 3: a document naming
+# migrate, exit code 3 and its last log lines; up exits 1; the text says
+# what happened.
+test_up_json_failure() {
+	local dir doc
+	dir=$(al_migrate_project 'echo migrating; echo boom-at-step-2 >&2; exit 3')
+	expect_exit 1 te up -t al-json -f "$dir/compose.yaml" --json
+	doc=$(te up -t al-json -f "$dir/compose.yaml" --json 2>/dev/null) || true
+	assert_eq "$(jq -r .schema_version <<<"$doc")" "1"
+	assert_eq "$(jq -r .result <<<"$doc")" "failed"
+	assert_eq "$(jq -r .failure.service <<<"$doc")" "migrate"
+	assert_eq "$(jq -r .failure.exit_code <<<"$doc")" "3"
+	assert_contains "$(jq -r .failure.log_tail <<<"$doc")" "boom-at-step-2"
+	assert_contains "$(jq -r .error <<<"$doc")" "did not complete successfully"
+	assert_eq "$(jq -r '[.resources[] | select(.name == "al-json-migrate-1")][0].live' <<<"$doc")" "exited"
+	# Text: what happened, not what was waited for.
+	expect_exit 1 te --progress plain up -t al-json -f "$dir/compose.yaml"
+	assert_contains "$OUT" "al-json-migrate-1 exited 3"
+	# The outcome is kept for the evidence.
+	te evidence -t al-json -o "$WORK/al-json-ev" >/dev/null
+	assert_eq "$(jq -r '.up_failure.exit_code' "$WORK/al-json-ev/outcome.json")" "3"
+	te down -t al-json >/dev/null
+	# A good up: result up, the ports, no failure.
+	dir=$(al_migrate_project 'exit 0')
+	doc=$(te up -t al-json-ok -f "$dir/compose.yaml" --json)
+	assert_eq "$(jq -r '.result, .failure, (.resources | length)' <<<"$doc" | tr '\n' ' ')" "up null 3 "
+	expect_exit 0 te down -t al-json-ok
+	assert_no_trace al-json
+	assert_no_trace al-json-ok
+}
+
+# Acceptance 7: an up killed midway leaves its owner marked gone in ps; a
+# second up of a task whose lock another up holds says who holds it.
+test_killed_up_and_lock_holder() {
+	local dir pid out
+	dir=$(al_project)
+	TASKENV_FAULT=after-create:container:al-kill-app-1 expect_exit 137 te up -t al-kill -f "$dir/compose.yaml"
+	out=$(te ps)
+	assert_contains "$(grep '^al-kill ' <<<"$out")" "(owner gone)"
+	assert_eq "$(te ps --json | jq -r '.[] | select(.task == "al-kill") | .owner.live')" "false"
+	te down -t al-kill >/dev/null
+	dir=$(al_migrate_project 'sleep 7')
+	# Not through te(): $! must be taskenv's own pid.
+	"$TASKENV" up -t al-lock -f "$dir/compose.yaml" >"$WORK/al-lock-1.log" 2>&1 &
+	pid=$!
+	wait_for 10 grep -q "service_completed_successfully" "$WORK/al-lock-1.log" || fail "first up did not start"
+	out=$(te --progress plain up -t al-lock -f "$dir/compose.yaml" 2>&1)
+	wait "$pid" || fail "first up failed: $(cat "$WORK/al-lock-1.log")"
+	assert_contains "$out" "waiting for the lock, held by pid $pid (up)"
+	te down -t al-lock >/dev/null
+	assert_no_trace al-kill
+	assert_no_trace al-lock
+}
+
+# Acceptance 6: two execs and a new untracked file are in the evidence (the
+# commands with their exit codes, the file's content); down --evidence DIR
+# writes a complete bundle, then nothing of the task is left on the engine.
+test_journal_evidence() {
+	local dir ev="$WORK/al-ev" ev2="$WORK/al-ev2"
+	dir=$(al_project)
+	git -C "$dir" init -q && git -C "$dir" add compose.yaml &&
+		git -C "$dir" -c user.email=t@t -c user.name=t commit -qm base
+	te up -t al-ev -f "$dir/compose.yaml" >/dev/null 2>&1
+	te exec -T -t al-ev app sh -c 'echo first-out; exit 0' >/dev/null
+	expect_exit 4 te exec -T -t al-ev app sh -c 'echo second-out; exit 4'
+	echo "brand new work" >"$dir/notes.txt"
+	te evidence -t al-ev -o "$ev" >/dev/null || true
+	assert_eq "$(jq -c '[.[] | {verb, service, argv, exit_code}]' "$ev/journal.json")" \
+		'[{"verb":"exec","service":"app","argv":["sh","-c","echo first-out; exit 0"],"exit_code":0},{"verb":"exec","service":"app","argv":["sh","-c","echo second-out; exit 4"],"exit_code":4}]'
+	assert_contains "$(jq -r '.[1].output_tail' "$ev/journal.json")" "second-out"
+	assert_contains "$(cat "$ev/git-untracked.patch")" "+brand new work"
+	assert_contains "$(cat "$ev/git-status.txt")" "notes.txt"
+	assert_eq "$(jq -r '.containers[0].state' "$ev/outcome.json")" "running"
+	assert_eq "$(jq -r '.up_failure' "$ev/outcome.json")" "null"
+	assert_contains "$(jq -r .note "$ev/shared.json")" "every process of this host"
+	# The journal is in the events too, and evidence --json names the files.
+	assert_contains "$(te events -t al-ev)" "exit 4"
+	assert_eq "$(te evidence -t al-ev -o "$ev" --json | jq -r '.files | index("journal.json") != null')" "true"
+	# down --evidence: the bundle first, then the task is gone.
+	te down -t al-ev --evidence "$ev2" --json >"$WORK/al-ev-down.json"
+	assert_eq "$(jq -r '.result, .evidence' "$WORK/al-ev-down.json" | tr '\n' ' ')" "removed $ev2 "
+	assert_eq "$(jq -r '[.resources[].outcome] | unique | join(",")' "$WORK/al-ev-down.json")" "removed"
+	for f in contract.json verify.json events.json journal.json outcome.json shared.json git-untracked.patch; do
+		[ -s "$ev2/$f" ] || fail "down --evidence: $f missing or empty"
+	done
+	[ -f "$ev2/logs/al-ev-app-1.log" ] || fail "down --evidence: no log of al-ev-app-1"
+	assert_eq "$(jq length "$ev2/journal.json")" "2"
+	assert_no_trace al-ev
+}
