@@ -46,19 +46,6 @@ const char cmd_down_about[] =
     "name another task or ledger is never touched. Exit 1 when something the task\n"
     "owns remains.\n";
 
-/* --json: each object's outcome as the progress reports it, and the line. */
-static void collect(void *ctx, const char *kind, const char *name, const char *what)
-{
-	struct down_args *a = ctx;
-	cJSON *j = cJSON_CreateObject();
-
-	cmd_progress(NULL, kind, name, what);
-	cJSON_AddStringToObject(j, "kind", kind);
-	cJSON_AddStringToObject(j, "name", name);
-	cJSON_AddStringToObject(j, "outcome", what);
-	cJSON_AddItemToArray(a->steps, j);
-}
-
 static void print_result(struct down_args *a, const char *task, const char *result,
 			 const struct svc_down_result *r, const struct te_err *err)
 {
@@ -138,8 +125,7 @@ static int run(struct te_ctx *ctx, struct down_args *a, struct te_err *err)
 	    .rmi = !a->rmi			? SVC_RMI_NONE
 		   : strcmp(a->rmi, "all") == 0 ? SVC_RMI_ALL
 						: SVC_RMI_LOCAL,
-	    .progress = a->json ? collect : cmd_progress,
-	    .progress_ctx = a,
+	    .progress = a->json ? cmd_progress_collect : cmd_progress,
 	};
 	struct svc_down_result res;
 	bool missing = false;
@@ -162,8 +148,7 @@ static int run(struct te_ctx *ctx, struct down_args *a, struct te_err *err)
 		fprintf(stderr, "taskenv down: evidence for task '%s' in %s (verify: %d failed)\n", task,
 			a->evidence, failed);
 	}
-	if (a->json)
-		a->steps = cJSON_CreateArray();
+	opts.progress_ctx = a->steps;
 	rc = svc_down(ctx->engine, ctx->ledger, task, &opts, &res, err);
 	if (a->json)
 		print_result(a, task, rc == 0 ? "removed" : "remaining", &res, rc == 0 ? NULL : err);
@@ -174,7 +159,7 @@ static int run(struct te_ctx *ctx, struct down_args *a, struct te_err *err)
 
 int cmd_down(struct te_ctx *ctx, int argc, char **argv)
 {
-	struct down_args a = {.timeout = 10};
+	struct down_args a = {.timeout = 10, .steps = cJSON_CreateArray()};
 	struct te_err err = {0};
 	int code, i = cmd_parse(ctx, argc, argv, &a, &code);
 

@@ -173,8 +173,9 @@ static int orphan_remove(struct gc *g, const struct svc_res_kind_ops *k, const c
 	/* No task owns an orphan: every container still on it keeps it (the
 	 * orphan containers went first), only the shared servers leave. */
 	if (rc == 0) {
-		g->res->orphans++;
+		/* Counted when it went (or would go), never when it failed. */
 		if (g->opts->dry_run) {
+			g->res->orphans++;
 			step(g, kind, name, "orphan, would remove");
 		} else if ((svc_res_before_remove(g->e, g->l, NULL, k->kind, id, err) < 0 ||
 			    k->remove(g->e, id, -1, err) < 0) &&
@@ -184,6 +185,7 @@ static int orphan_remove(struct gc *g, const struct svc_res_kind_ops *k, const c
 			step(g, kind, name, what);
 			rc = err->code == TE_E_UNREACHABLE ? -1 : 0;
 		} else {
+			g->res->orphans++;
 			step(g, kind, name, "orphan, removed");
 		}
 	}

@@ -227,3 +227,36 @@ test_journal_evidence() {
 	assert_eq "$(jq length "$ev2/journal.json")" "2"
 	assert_no_trace al-ev
 }
+
+# x-taskenv.env in an override file names a resource of the base file: the
+# files are merged first, then every reference is checked.
+test_env_across_files() {
+	drv_servers
+	local dir url
+	dir=$(mktemp -d "$WORK/proj.XXXX")
+	# shellcheck disable=SC2016 # ${PG_ADMIN_URL} is for taskenv to interpolate
+	printf 'x-taskenv:\n  resources:\n    db: {driver: postgres, server: "${PG_ADMIN_URL}", isolation: schema}\nservices:\n  app:\n    image: taskenv-test/busybox:1\n    command: ["sleep", "3600"]\n' >"$dir/compose.yaml"
+	printf 'services:\n  app:\n    x-taskenv:\n      env: {DATABASE_URL: db.url}\n' >"$dir/compose.override.yaml"
+	printf 'services:\n  app:\n    x-taskenv:\n      env: {DATABASE_URL: nodb.url}\n' >"$dir/bad.yaml"
+	expect_exit 2 te config -t al-files -f "$dir/compose.yaml" -f "$dir/bad.yaml"
+	assert_contains "$OUT" "$dir/bad.yaml:4:27: services.app.x-taskenv.env: no resource 'nodb'"
+	(cd "$dir" && te up -t al-files >"$WORK/alf.log" 2>&1) || { cat "$WORK/alf.log" >&2; fail "up al-files"; }
+	url=$(te env -t al-files | sed -n 's/^TASKENV_DB_URL=//p')
+	assert_contains "$(api GET /containers/al-files-app-1/json | jq -r '.Config.Env[]')" "DATABASE_URL=postgresql://"
+	# shellcheck disable=SC2016
+	assert_eq "$(te with -t al-files --as app -- sh -c 'echo $DATABASE_URL')" "$url"
+	te down -t al-files >/dev/null
+	assert_no_trace al-files
+}
+
+# agents-md names the exact variables to export (this machine's socket and
+# ledger) and the lifecycle rules.
+test_agents_md_exports() {
+	local out
+	out=$(te agents-md)
+	assert_contains "$out" "export DOCKER_HOST=unix://$SOCK"
+	assert_contains "$out" "export TASKENV_STATE=$TASKENV_STATE"
+	for w in "taskenv worktree add" "--lease" "--evidence" "taskenv retain" "taskenv gc" "taskenv with" "125"; do
+		assert_contains "$out" "$w"
+	done
+}
