@@ -108,7 +108,9 @@ static void usage(FILE *f)
 	fprintf(f, "\nglobal options:\n");
 	cmd_options_help(global_options, f);
 	fprintf(f, "\nexit codes: 0 ok, 1 failure (or owned resources remain after down),\n"
-		   "            2 usage (bad flags, task name or Compose file), 3 engine unreachable\n\n"
+		   "            2 usage (bad flags, task name or Compose file), 3 engine unreachable\n"
+		   "            (or another engine than the task's); exec, run, with and shell: the\n"
+		   "            command's own, 125 taskenv failed, 126 cannot execute, 127 not found\n\n"
 		   "'taskenv VERB --help' describes a verb.\n");
 }
 
