@@ -260,3 +260,33 @@ test_agents_md_exports() {
 		assert_contains "$out" "$w"
 	done
 }
+
+# Hostile input to what this issue added: an exec flooding its output (and
+# bytes that are not UTF-8) is journalled capped; --entrypoint is words for
+# the container, never a host shell; --as names only services of the file;
+# an untracked symlink to a host file puts the link, not the file, in the
+# evidence.
+test_hostile_agentloop() {
+	local dir ev="$WORK/al-host-ev" j
+	dir=$(al_project)
+	git -C "$dir" init -q && git -C "$dir" add compose.yaml &&
+		git -C "$dir" -c user.email=t@t -c user.name=t commit -qm base
+	te up -t al-host -f "$dir/compose.yaml" >/dev/null 2>&1
+	# shellcheck disable=SC2016 # for the container's shell
+	te exec -T -t al-host app sh -c 'i=0; while [ $i -lt 5000 ]; do echo "line $i \"q\" $(printf "\377")"; i=$((i+1)); done' >/dev/null
+	j=$(te events -t al-host --json | jq -r '[.[] | select(.resource == "exec app")][0].message')
+	[ "${#j}" -lt 6000 ] || fail "journal entry of ${#j} bytes"
+	assert_eq "$(jq -r '.output_tail | split("\n") | length' <<<"$j")" "20"
+	assert_contains "$(jq -r .output_tail <<<"$j")" "line 4999 \"q\" ?"
+	[ "$(jq -r .output_bytes <<<"$j")" -gt 50000 ] || fail "output_bytes: $(jq -r .output_bytes <<<"$j")"
+	expect_exit 127 te run --rm -t al-host --entrypoint "\$(touch $WORK/al-host-pwned)" app
+	[ ! -e "$WORK/al-host-pwned" ] || fail "--entrypoint ran on the host"
+	expect_exit 125 te with -t al-host --as ../../etc -- true
+	assert_contains "$OUT" "no service '../../etc'"
+	ln -s /etc/shadow "$dir/shadow-link"
+	te evidence -t al-host -o "$ev" >/dev/null || true
+	assert_contains "$(cat "$ev/git-untracked.patch")" "+/etc/shadow"
+	assert_not_contains "$(cat "$ev/git-untracked.patch")" "root:"
+	te down -t al-host >/dev/null
+	assert_no_trace al-host
+}
