@@ -127,7 +127,9 @@ static int schema_create(void *ctx, const char *name, struct te_err *err)
 		return -1;
 	if (!found && pg_run(&p->pg, create, err) < 0)
 		return -1;
-	return pg_run(&p->pg, path, err);
+	if (pg_run(&p->pg, path, err) < 0)
+		return -1;
+	return found ? 1 : 0;
 }
 
 /* Hand the objects a hand-named template gave the clone to the task's role. */
@@ -220,9 +222,9 @@ static int database_create(void *ctx, const char *name, struct te_err *err)
 		return -1;
 	if (!found && (tp ? clone_locked(p, create, err) : pg_run(&p->pg, create, err)) < 0)
 		return -1;
-	if (pg_run(&p->pg, revoke, err) < 0)
+	if (pg_run(&p->pg, revoke, err) < 0 || (tp && adopt_template_objects(p, err) < 0))
 		return -1;
-	return tp ? adopt_template_objects(p, err) : 0;
+	return found ? 1 : 0;
 }
 
 /* ---- the hand-out: a pool database becomes the task's ---- */

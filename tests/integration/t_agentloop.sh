@@ -290,3 +290,22 @@ test_hostile_agentloop() {
 	te down -t al-host >/dev/null
 	assert_no_trace al-host
 }
+
+# up says what happened to a driver's object: a schema dropped by hand is
+# "recreated", one still there "exists".
+test_schema_recreated_says_so() {
+	drv_servers
+	local dir s out
+	# shellcheck disable=SC2016 # ${PG_ADMIN_URL} is for taskenv to interpolate
+	dir=$(drv_project '{driver: postgres, server: "${PG_ADMIN_URL}", isolation: schema}')
+	(cd "$dir" && te up -t al-recr) >/dev/null 2>&1 || fail "up al-recr"
+	s=$(te env -t al-recr | sed -n 's/^TASKENV_DB_SCHEMA=//p')
+	out=$(cd "$dir" && te --progress plain up -t al-recr 2>&1)
+	assert_contains "$out" "postgres-schema   $s"
+	assert_contains "$(grep "postgres-schema" <<<"$out")" "exists"
+	pg_admin "drop schema $s cascade" >/dev/null
+	out=$(cd "$dir" && te --progress plain up -t al-recr 2>&1)
+	assert_contains "$(grep "postgres-schema" <<<"$out")" "recreated"
+	te down -t al-recr >/dev/null
+	assert_eq "$(pg_traces al-recr)" "0"
+}
