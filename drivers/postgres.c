@@ -85,9 +85,9 @@ static int role_create(void *ctx, const char *name, struct te_err *err)
 			   p->pg.where, p->role, p->s->task);
 		goto fail;
 	}
-	if (role_sql(p, found, err) < 0)
+	if (role_sql(p, found, err) < 0 || pg_run(&p->pg, "COMMIT", err) < 0)
 		goto fail;
-	return pg_run(&p->pg, "COMMIT", err);
+	return found ? 1 : 0;
 fail:
 	PQclear(PQexec(p->pg.c, "ROLLBACK"));
 	return -1;
