@@ -23,6 +23,14 @@ enum {
 	EXIT_UNREACHABLE = 3, /* no engine answers on the socket */
 };
 
+/* exec, run, with and shell return the command's own status; their own
+ * failures follow Docker's CLI (docs/agents.md, "Exit codes"). */
+enum {
+	EXIT_CMD_FAILED = 125,	    /* taskenv or the engine failed: the command did not run */
+	EXIT_CMD_CANNOT_EXEC = 126, /* the command was found but cannot be executed */
+	EXIT_CMD_NOT_FOUND = 127,   /* the command was not found */
+};
+
 enum {
 	CMD_NEED_LEDGER = 1 << 0, /* cmd_parse opens the ledger, after the options */
 	CMD_ARGS_FIRST = 1 << 1,  /* options end at the first argument (exec SERVICE CMD -x) */
@@ -102,6 +110,14 @@ bool cmd_engine_explicit(const struct te_ctx *ctx);
  * return the exit code for ERR's code. */
 int cmd_fail(const char *verb, const struct te_err *err);
 
+/* For exec, run, with, shell: print ERR as cmd_fail does and return
+ * EXIT_CMD_NOT_FOUND or EXIT_CMD_CANNOT_EXEC when the runtime's message
+ * says so, else EXIT_CMD_FAILED. */
+int cmd_fail_command(const char *verb, const struct te_err *err);
+/* The runtime's message S (output, or an error) names a command it could
+ * not find (127) or not execute (126); 0 when it says neither. */
+int cmd_command_status(const char *s, size_t n);
+
 /* A usage problem of CTX's verb (the global options when none): print
  * "taskenv VERB: <message>" and the verb's usage line on stderr; returns
  * EXIT_USAGE. */
@@ -119,6 +135,9 @@ int cmd_gen(const char *what);
 int cmd_progress_setup(const char *mode, bool verbose);
 void cmd_progress(void *ctx, const char *kind, const char *name, const char *what);
 void cmd_progress_release(void);
+/* For --json: renders the step as cmd_progress does (stderr) and appends
+ * {"kind","name","outcome"} to CTX, a cJSON array. */
+void cmd_progress_collect(void *ctx, const char *kind, const char *name, const char *what);
 /* -v: E reports each Engine API call on stderr ("engine: GET /v1.41/... -> 200 (3 ms)"). */
 void cmd_trace_install(const struct te_ctx *ctx, struct engine *e);
 /* Colour on F: a terminal, TERM is not "dumb" and NO_COLOR is unset/empty. */
@@ -152,6 +171,7 @@ struct cmd_compose {
 	char **profiles;  /* owned */
 	char **allow;	  /* owned */
 	char **env_files; /* owned */
+	char **warnings;  /* the loader's warnings, kept by cmd_compose_load (owned) */
 };
 #define CMD_OPT_COMPOSE_FILE(type)                                                                           \
 	CMD_OPT_LIST('f', "file", "FILE", type, compose.files,                                               \
@@ -201,6 +221,8 @@ CMD_VERB_DECL(env);
 CMD_VERB_DECL(logs);
 CMD_VERB_DECL(exec);
 CMD_VERB_DECL(run);
+CMD_VERB_DECL(with);
+CMD_VERB_DECL(shell);
 CMD_VERB_DECL(stop);
 CMD_VERB_DECL(start);
 CMD_VERB_DECL(restart);
@@ -224,6 +246,9 @@ CMD_VERB_DECL(reset);
  * process `up` and `reset` start detached to refill the pools of the
  * Postgres templates they used (services/lifecycle/pgtpl.h). */
 int cmd_pool_refill(struct te_ctx *ctx, char *const *templates);
+
+/* evidence --json's document (docs/json.md) for the bundle in DIR. */
+void cmd_evidence_json(const char *task, const char *dir, int verify_failed);
 
 /* The task list of `ps` and `ls`. */
 int cmd_ps_tasks(struct te_ctx *ctx, bool json);

@@ -26,7 +26,8 @@ static const struct cmd_verb worktree_subs[] = {
 };
 
 static const struct cmd_verb commands[] = {
-    VERB("up", up, CMD_NEED_LEDGER, "[SERVICE...]", "create and start the task's containers, networks and volumes"),
+    VERB("up", up, CMD_NEED_LEDGER, "[SERVICE...]",
+	 "create and start the task's containers, networks and volumes"),
     VERB("ps", ps, CMD_NEED_LEDGER, NULL, "list tasks, or one task's resources with their live state"),
     VERB("down", down, CMD_NEED_LEDGER, NULL, "stop and remove exactly what the ledger says the task owns"),
     VERB("config", config, 0, NULL, "print the resolved Compose model with the names taskenv will create"),
@@ -38,6 +39,9 @@ static const struct cmd_verb commands[] = {
 	 "run a command in a service's container; its exit status is ours"),
     VERB("run", run, CMD_NEED_LEDGER | CMD_ARGS_FIRST, "SERVICE [CMD [ARG...]]",
 	 "run a one-off container of a service (recorded in the ledger)"),
+    VERB("with", with, CMD_NEED_LEDGER | CMD_ARGS_FIRST, "[--] CMD [ARG...]",
+	 "run a host command with the task's variables (--as: a service's own)"),
+    VERB("shell", shell, CMD_NEED_LEDGER, NULL, "an interactive host shell with the task's variables"),
     VERB("stop", stop, CMD_NEED_LEDGER, "[SERVICE...]",
 	 "stop the task's containers, keeping ports and volumes"),
     VERB("start", start, CMD_NEED_LEDGER, "[SERVICE...]", "start the task's stopped containers again"),
@@ -105,7 +109,9 @@ static void usage(FILE *f)
 	fprintf(f, "\nglobal options:\n");
 	cmd_options_help(global_options, f);
 	fprintf(f, "\nexit codes: 0 ok, 1 failure (or owned resources remain after down),\n"
-		   "            2 usage (bad flags, task name or Compose file), 3 engine unreachable\n\n"
+		   "            2 usage (bad flags, task name or Compose file), 3 engine unreachable\n"
+		   "            (or another engine than the task's); exec, run, with and shell: the\n"
+		   "            command's own, 125 taskenv failed, 126 cannot execute, 127 not found\n\n"
 		   "'taskenv VERB --help' describes a verb.\n");
 }
 

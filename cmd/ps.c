@@ -102,9 +102,14 @@ static void owner_text(const cJSON *t, char *buf, size_t n)
 		return;
 	}
 	expiry_text(cJSON_GetNumberValue(cJSON_GetObjectItem(t, "lease_expires")), exp, sizeof(exp));
+	/* An owner that no longer runs (an `up` killed midway) is said: the
+	 * task's status is then what it was left at, not what is going on. */
 	snprintf(buf, n, "%s@%s pid %d%s, lease %s", str(w, "user"), str(w, "host"),
 		 cJSON_GetObjectItem(w, "pid")->valueint,
-		 cJSON_IsTrue(cJSON_GetObjectItem(w, "live")) ? " (live)" : "", exp);
+		 cJSON_IsTrue(cJSON_GetObjectItem(w, "live"))  ? " (live)"
+		 : cJSON_GetObjectItem(w, "pid")->valueint > 0 ? " (owner gone)"
+							       : "",
+		 exp);
 }
 
 static void print_tasks(const cJSON *arr)

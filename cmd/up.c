@@ -2,6 +2,7 @@
  * start the task. */
 #include "cmd/cmd.h"
 #include "services/lifecycle/apply.h"
+#include "services/lifecycle/status.h"
 #include "services/model/compose.h"
 #include "services/model/load.h"
 #include "services/model/policy.h"
@@ -12,6 +13,9 @@
 #include "services/contract/worktree.h"
 #include "state/ledger.h"
 #include "common/mem.h"
+
+#define TE_WITH_CJSON
+#include "common/cleanup.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -31,6 +35,7 @@ struct up_opts {
 	char **scale; /* owned "SERVICE=N", --scale */
 	bool force_recreate, no_recreate, no_start, remove_orphans, no_deps;
 	char *const *services; /* borrowed from argv: up SERVICE... */
+	bool json;
 };
 
 const struct cmd_option cmd_up_options[] = {
@@ -72,6 +77,7 @@ const struct cmd_option cmd_up_options[] = {
 		 "(found through the ledger; without it they are named)"),
     CMD_OPT_FLAG(0, "no-deps", struct up_opts, no_deps, "with SERVICE...: not the services they depend on"),
     CMD_OPT_COMPOSE_ENV_FILE(struct up_opts),
+    CMD_OPT_JSON(struct up_opts, json),
     CMD_OPT_END,
 };
 
@@ -113,12 +119,75 @@ static void print_ports(struct te_ctx *ctx, const char *task)
 	state_ports_free(p, n);
 }
 
-static void print_warnings(const struct svc_project *project)
+static void print_warnings(struct up_opts *o, const struct svc_project *project)
 {
 	te_autostrv char **w = svc_worktree_mount_warnings(project);
 
-	for (size_t i = 0; w && w[i]; i++)
+	for (size_t i = 0; w && w[i]; i++) {
 		fprintf(stderr, "taskenv up: warning: %s\n", w[i]);
+		o->compose.warnings = te_strv_push(o->compose.warnings, xstrdup(w[i]));
+	}
+}
+
+/* up --json (docs/json.md): the outcome, where it stopped, what the task
+ * owns with its live state, its ports and the warnings. Printed also when
+ * up failed: the failure is the result a program reads. */
+static void print_result(struct te_ctx *ctx, const struct up_opts *o, const char *task, int rc,
+			 const struct te_err *err, const struct svc_up_failure *f)
+{
+	te_autojson cJSON *d = cJSON_CreateObject();
+	te_autojson cJSON *st = NULL;
+	struct te_err ignored;
+	struct state_port *p = NULL;
+	size_t n = 0;
+	cJSON *a;
+
+	cJSON_AddNumberToObject(d, "schema_version", CMD_JSON_SCHEMA_VERSION);
+	cJSON_AddStringToObject(d, "task", task);
+	cJSON_AddStringToObject(d, "result", rc == 0 ? "up" : "failed");
+	if (rc == 0)
+		cJSON_AddNullToObject(d, "error");
+	else
+		cJSON_AddStringToObject(d, "error", err->msg);
+	if (rc != 0 && *f->service) {
+		cJSON *j = cJSON_AddObjectToObject(d, "failure");
+
+		cJSON_AddStringToObject(j, "service", f->service);
+		cJSON_AddStringToObject(j, "container", f->container);
+		cJSON_AddStringToObject(j, "status", f->status);
+		if (f->exit_code >= 0)
+			cJSON_AddNumberToObject(j, "exit_code", f->exit_code);
+		else
+			cJSON_AddNullToObject(j, "exit_code");
+		cJSON_AddStringToObject(j, "log_tail", f->log_tail ? f->log_tail : "");
+	} else {
+		cJSON_AddNullToObject(d, "failure");
+	}
+	if (ctx->engine && svc_status_task(ctx->ledger, ctx->engine, task, &st, &ignored) == 0) {
+		cJSON_AddItemToObject(d, "status", cJSON_DetachItemFromObject(st, "status"));
+		cJSON_AddItemToObject(d, "resources", cJSON_DetachItemFromObject(st, "resources"));
+	} else {
+		cJSON_AddNullToObject(d, "status");
+		cJSON_AddArrayToObject(d, "resources");
+	}
+	a = cJSON_AddArrayToObject(d, "ports");
+	if (state_port_list(ctx->ledger, task, &p, &n, &ignored) == 0)
+		for (size_t i = 0; i < n; i++) {
+			cJSON *j = cJSON_CreateObject();
+
+			cJSON_AddStringToObject(j, "service", p[i].service);
+			cJSON_AddNumberToObject(j, "replica", p[i].replica);
+			cJSON_AddStringToObject(j, "host_ip", p[i].host_ip);
+			cJSON_AddNumberToObject(j, "host_port", p[i].host_port);
+			cJSON_AddNumberToObject(j, "container_port", p[i].container_port);
+			cJSON_AddStringToObject(j, "proto", p[i].proto);
+			cJSON_AddItemToArray(a, j);
+		}
+	state_ports_free(p, n);
+	a = cJSON_AddArrayToObject(d, "warnings");
+	for (size_t i = 0; o->compose.warnings && o->compose.warnings[i]; i++)
+		cJSON_AddItemToArray(a, cJSON_CreateString(o->compose.warnings[i]));
+	cmd_print_json(d);
 }
 
 static const char *recorded_engine(struct te_ctx *ctx, const char *task, struct state_task *t)
@@ -230,18 +299,20 @@ static int run(struct te_ctx *ctx, struct up_opts *o, struct te_err *err)
 	te_autofree char *task = resolve_task(ctx, o->task, cwd, err);
 	struct svc_project *project = NULL;
 	struct svc_up_opts uo;
+	struct svc_up_failure failure = {.exit_code = -1};
 	struct state_task t = {0};
 	int rc = -1;
 
 	if (!task || svc_up_opts_init(&uo, cmd_get_settings(ctx, err), err) < 0)
 		return -1;
+	uo.failure = &failure;
 	project = cmd_compose_load(ctx, &o->compose, "up", task, err);
 	if (!project || apply_scale(project, o->scale, err) < 0 ||
 	    cmd_compose_allow(ctx, &o->compose, project, err) < 0) {
 		svc_project_free(project);
 		return -1;
 	}
-	print_warnings(project);
+	print_warnings(o, project);
 	print_port_warnings(project, o->compose.allow);
 	if (prepare(ctx, o, project, &uo, err) == 0 && cmd_engine(ctx, recorded_engine(ctx, task, &t), err)) {
 		fprintf(stderr, "taskenv up: task '%s' from %s\n", task, project->files[0]);
@@ -249,15 +320,21 @@ static int run(struct te_ctx *ctx, struct up_opts *o, struct te_err *err)
 		if (rc < 0 && err->code == TE_E_POLICY)
 			print_findings(ctx->engine);
 	}
-	if (rc == 0) {
+	if (o->json)
+		print_result(ctx, o, task, rc, err, &failure);
+	else if (rc == 0) {
 		printf("task '%s' is up\n", task);
 		print_ports(ctx, task);
-	} else if (o->retain && ctx->engine) {
+	}
+	if (rc != 0 && *failure.service && failure.exit_code >= 0)
+		te_err_prefix(err, "%s exited %d: ", failure.container, failure.exit_code);
+	if (rc != 0 && o->retain && ctx->engine) {
 		fprintf(stderr,
 			"taskenv up: task '%s' kept for inspection (stopped) for %llds; "
 			"'taskenv gc' removes it after that, 'taskenv down -t %s --volumes' now\n",
 			task, o->retain, task);
 	}
+	svc_up_failure_release(&failure);
 	state_task_release(&t);
 	svc_project_free(project);
 	return rc;

@@ -79,6 +79,10 @@ struct drv_recorder {
 		     long long *row, struct te_err *err);
 	/* Claimed row ROW is used up (its name no longer exists): removed. */
 	int (*consumed)(void *ctx, long long row, struct te_err *err);
+	/* Optional (may be NULL): the object of ROW was already on the server
+	 * (create() returned 1), so the step is "exists", not "created" or
+	 * "recreated". */
+	void (*found)(void *ctx, long long row);
 };
 
 /* The ledger protocol around one driver object (ARCHITECTURE.md): commit
@@ -86,6 +90,7 @@ struct drv_recorder {
  * CREATE(CTX, NAME), fault point "after-create", then record it created
  * under NAME. Every driver creates its objects through here, so a crash
  * between any two steps leaves a row that names what may exist. */
+/* Create NAME: 0 created, 1 it was there already (and is ours), -1. */
 typedef int (*drv_create_fn)(void *ctx, const char *name, struct te_err *err);
 int drv_record(const struct drv_recorder *rec, const char *kind, const char *name, const char *detail,
 	       drv_create_fn create, void *ctx, struct te_err *err);

@@ -136,10 +136,11 @@ static int bucket_create(void *ctx, const char *name, struct te_err *err)
 	/* The name embeds a hash of ledger id, task and key: a 409 is our own
 	 * bucket from an earlier `up` (emulators answer BucketAlreadyExists
 	 * even to the one identity they have). */
-	if (st == 200 ||
-	    (st == 409 && b.data &&
-	     (strstr(b.data, "BucketAlreadyOwnedByYou") || strstr(b.data, "BucketAlreadyExists"))))
+	if (st == 200)
 		return 0;
+	if (st == 409 && b.data &&
+	    (strstr(b.data, "BucketAlreadyOwnedByYou") || strstr(b.data, "BucketAlreadyExists")))
+		return 1;
 	return te_err_set(err, TE_E_FAIL, "%s: create bucket '%s': HTTP %ld %.200s", s->srv.where, name, st,
 			  b.data ? b.data : "");
 }

@@ -119,6 +119,10 @@ int engine_stream_demux(const char *data, size_t n, struct te_buf *out);
 char *engine_escape(struct engine *e, const char *s);
 
 /* GET /images/{name}/json */
+/* GET /info: the engine's system information (dockerd: "ID", "Name",
+ * "DockerRootDir"; Podman's compatible answer has "Name" and
+ * "DockerRootDir" but may leave "ID" empty). Owned object. */
+int engine_info(struct engine *e, struct cJSON **out, struct te_err *err);
 int engine_image_inspect(struct engine *e, const char *name, struct cJSON **out, struct te_err *err);
 /* POST /images/create?fromImage=NAME&tag=TAG — pulls as Compose does; reads the
  * progress stream to the end and fails with the stream's errorDetail message

@@ -26,6 +26,11 @@ int engine_image_inspect(struct engine *e, const char *name, struct cJSON **out,
 	return engine_get_typed(e, path, cJSON_Object, out, err);
 }
 
+int engine_info(struct engine *e, struct cJSON **out, struct te_err *err)
+{
+	return engine_get_typed(e, "/info", cJSON_Object, out, err);
+}
+
 /* Split IMAGE as the docker CLI does for /images/create: a digest wins
  * over a tag, a colon before the last "/" is a registry port, and no tag
  * means "latest". */

@@ -64,6 +64,9 @@ struct state_task {
 	long long retain_until;	 /* unix seconds; 0: not retained */
 	char *retain_owner;	 /* who asked for the retention, or NULL */
 	char *retain_reason;	 /* why, or NULL */
+	/* Migration 8: the identity of the engine the task was created on
+	 * (services/lifecycle/identity.h), NULL when never recorded. */
+	char *engine_id;
 };
 void state_task_release(struct state_task *t);
 void state_tasks_free(struct state_task *v, size_t n);
@@ -79,6 +82,9 @@ int state_task_get(struct ledger *l, const char *name, struct state_task *out, s
  * array of names (borrowed), stored as given. TE_E_NOTFOUND when there is
  * no such task. */
 int state_task_set_allow(struct ledger *l, const char *name, const char *allow_json, struct te_err *err);
+/* Record ENGINE_ID (borrowed) as the identity of task NAME's engine.
+ * TE_E_NOTFOUND when there is no such task. */
+int state_task_set_engine_id(struct ledger *l, const char *name, const char *engine_id, struct te_err *err);
 /* *allow_json owned, NULL when none was recorded. TE_E_NOTFOUND when there is no such task. */
 int state_task_get_allow(struct ledger *l, const char *name, char **allow_json, struct te_err *err);
 /* All tasks ordered by name; *out owned (state_tasks_free). */
@@ -255,6 +261,14 @@ void state_events_free(struct state_event *v, size_t n);
  * VERB, MESSAGE may be NULL; VERB NULL means the current verb. */
 int state_event_add(struct ledger *l, const char *task, const char *verb, const char *message,
 		    struct te_err *err);
+/* Append an event naming RESOURCE (e.g. "exec app") and OUTCOME (e.g.
+ * "exit 7") with MESSAGE (e.g. JSON text; the caller caps it and keeps
+ * secrets out) for TASK, under the current verb: the journal of exec/run. */
+int state_event_journal(struct ledger *l, const char *task, const char *resource, const char *outcome,
+			const char *message, struct te_err *err);
+/* Did the ledger ever know TASK (any event names it, also after its row
+ * was deleted by `down`: the events are its tombstone)? 1 yes, 0 no, -1. */
+int state_task_known(struct ledger *l, const char *task, struct te_err *err);
 /* Events of TASK (NULL: all) in order of id. *out owned (state_events_free). */
 int state_event_list(struct ledger *l, const char *task, struct state_event **out, size_t *n,
 		     struct te_err *err);

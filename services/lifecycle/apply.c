@@ -11,6 +11,8 @@
 #include "services/lifecycle/shared.h"
 #include "services/lifecycle/retain.h"
 #include "services/lifecycle/files.h"
+#include "services/lifecycle/identity.h"
+#include "services/lifecycle/lock.h"
 #include "state/secrets.h"
 #include "state/owner.h"
 #include "engine/engine.h"
@@ -357,9 +359,39 @@ static int policy_gate(struct up *u, const struct svc_project *project, struct t
 	return te_err_set(err, TE_E_POLICY, "refused (%zu findings, each above): %s", g->n, first);
 }
 
+void svc_up_failure_release(struct svc_up_failure *f)
+{
+	free(f->log_tail);
+	memset(f, 0, sizeof(*f));
+	f->exit_code = -1;
+}
+
+/* The outcome of a failed up, in the task's events for `evidence`. */
+static void record_failure(struct up *u, const struct te_err *why)
+{
+	const struct svc_up_failure *f = u->opts->failure;
+	te_autojson cJSON *j = cJSON_CreateObject();
+	te_autofree char *text = NULL;
+	struct te_err ignored;
+
+	cJSON_AddStringToObject(j, "error", why->msg);
+	if (f && *f->service) {
+		cJSON_AddStringToObject(j, "service", f->service);
+		cJSON_AddStringToObject(j, "container", f->container);
+		cJSON_AddStringToObject(j, "status", f->status);
+		if (f->exit_code >= 0)
+			cJSON_AddNumberToObject(j, "exit_code", f->exit_code);
+		else
+			cJSON_AddNullToObject(j, "exit_code");
+		cJSON_AddStringToObject(j, "log_tail", f->log_tail ? f->log_tail : "");
+	}
+	text = cJSON_PrintUnformatted(j);
+	state_event_journal(u->l, u->plan->task, "up", "failed", text, &ignored);
+}
+
 /* up failed: keep the task for inspection when asked to, else mark it
  * partial (what was created stays recorded for down/gc). */
-static void fail_after(struct up *u)
+static void fail_after(struct up *u, const struct te_err *why)
 {
 	struct svc_retain_opts r = {.secs = u->opts->retain_on_failure,
 				    .reason = "up failed",
@@ -371,6 +403,7 @@ static void fail_after(struct up *u)
 	forget_if_empty(u);
 	if (state_task_set_status(u->l, u->plan->task, "partial", &ignored) < 0)
 		return; /* forgotten: nothing to retain */
+	record_failure(u, why);
 	if (r.secs > 0)
 		svc_retain_locked(u->e, u->l, u->plan->task, &r, &ignored);
 }
@@ -415,21 +448,23 @@ static int same_project(struct up *u, const struct svc_project *project, struct 
 static int up_run(struct up *u, const struct svc_project *project, struct te_err *err)
 {
 	te_autofree char *files = files_json(project);
+	te_autofree char *engine_id = NULL;
 	const char *task = u->plan->task;
 
-	if (same_project(u, project, err) < 0 ||
+	if (same_project(u, project, err) < 0 || svc_engine_claim(u->e, u->l, task, &engine_id, err) < 0 ||
 	    svc_resources_admit(u->l, project, u->opts->allow, err) < 0 || up_select(u, err) < 0 ||
 	    up_check_images(u, err) < 0)
 		return -1;
 	if (state_task_upsert(u->l, task, project->dir, files, engine_socket(u->e), "starting", err) < 0)
 		return -1;
-	if (record_allow(u, project, err) < 0 || record_owner(u, err) < 0) {
+	if (state_task_set_engine_id(u->l, task, engine_id, err) < 0 || record_allow(u, project, err) < 0 ||
+	    record_owner(u, err) < 0) {
 		forget_if_empty(u);
 		return -1;
 	}
 	if (up_build_all(u, err) < 0 || svc_files_write(u->plan, err) < 0 || up_reserve_ports(u, err) < 0 ||
 	    up_reserve_subnets(u, err) < 0 || create_all(u, err) < 0) {
-		fail_after(u);
+		fail_after(u, err);
 		return -1;
 	}
 	up_drop_old_images(u);
@@ -465,7 +500,7 @@ int svc_up(struct engine *e, struct ledger *l, const struct svc_project *project
 		up_release(&u);
 		return -1;
 	}
-	rc = state_task_lock(l, task, true, &lock, err);
+	rc = svc_task_lock(l, task, opts->progress, opts->progress_ctx, &lock, err);
 	if (rc == 0)
 		rc = up_run(&u, project, err);
 	state_task_unlock(lock);

@@ -15,6 +15,18 @@ struct ledger;
 struct svc_project;
 struct svc_settings;
 
+/* Where a failed `up` stopped, when a service's container is why: filled
+ * by svc_up (when svc_up_opts.failure is set) and recorded in the task's
+ * events (resource "up", outcome "failed") for `evidence`. */
+struct svc_up_failure {
+	char service[128];   /* "" when no service is to blame */
+	char container[256]; /* its container */
+	char status[32];     /* State.Status, e.g. "exited" */
+	int exit_code;	     /* State.ExitCode; -1 when it did not exit */
+	char *log_tail;	     /* its last log lines (owned; svc_up_failure_release), or NULL */
+};
+void svc_up_failure_release(struct svc_up_failure *f);
+
 struct svc_up_opts {
 	int port_lo;		  /* host port range, inclusive; default 20000 */
 	int port_hi;		  /* default 29999 */
@@ -33,12 +45,13 @@ struct svc_up_opts {
 	 * settings), NULL: the driver's own. Never from the Compose file. */
 	const char *shared_image[DRV_COUNT];
 	/* Reconcile (docs/up.md). */
-	bool force_recreate;   /* recreate every container, changed or not */
-	bool no_recreate;      /* keep changed containers (named), create only missing ones */
-	bool no_start;	       /* create or recreate, start nothing */
-	bool remove_orphans;   /* remove containers of services no longer in the file */
-	char *const *services; /* up SERVICE...: only these (and their dependencies); NULL: all */
-	bool no_deps;	       /* with services: not their dependencies */
+	bool force_recreate;		/* recreate every container, changed or not */
+	bool no_recreate;		/* keep changed containers (named), create only missing ones */
+	bool no_start;			/* create or recreate, start nothing */
+	bool remove_orphans;		/* remove containers of services no longer in the file */
+	char *const *services;		/* up SERVICE...: only these (and their dependencies); NULL: all */
+	bool no_deps;			/* with services: not their dependencies */
+	struct svc_up_failure *failure; /* caller-owned, filled on failure; or NULL */
 };
 
 /* Zeroes OPTS and fills the port range, the wait timeout, the subnet

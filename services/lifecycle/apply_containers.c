@@ -17,10 +17,12 @@
 #include "state/ledger.h"
 #include "common/err.h"
 #include "common/mem.h"
+#include "common/buf.h"
 
 #define TE_WITH_CJSON
 #include "common/cleanup.h"
 
+#include <stdio.h>
 #include <string.h>
 
 static int connect_more(struct up *u, const struct svc_plan_container *c, const char *id, struct te_err *err)
@@ -418,6 +420,36 @@ int up_ensure_container(struct up *u, size_t idx, struct te_err *err)
 	return keep_container(u, idx, obj, id, kept, err);
 }
 
+#define FAILURE_LOG_LINES 20
+
+/* The dependency's container that did not get there: how it ended and
+ * its last log lines, for `up --json` and the evidence. */
+static void note_failure(struct up *u, const char *container, const char *service)
+{
+	struct svc_up_failure *f = u->opts->failure;
+	te_autojson cJSON *obj = NULL;
+	te_autobuf struct te_buf log = TE_BUF_INIT(64 * 1024);
+	struct te_err ignored;
+	const cJSON *st;
+	const char *status;
+
+	if (!f)
+		return;
+	svc_up_failure_release(f);
+	snprintf(f->service, sizeof(f->service), "%s", service);
+	snprintf(f->container, sizeof(f->container), "%s", container);
+	f->exit_code = -1;
+	if (engine_container_inspect(u->e, container, &obj, &ignored) < 0)
+		return;
+	st = cJSON_GetObjectItemCaseSensitive(obj, "State");
+	status = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(st, "Status"));
+	snprintf(f->status, sizeof(f->status), "%s", status ? status : "");
+	if (status && (strcmp(status, "exited") == 0 || strcmp(status, "dead") == 0))
+		f->exit_code = (int)cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(st, "ExitCode"));
+	if (engine_container_logs(u->e, container, FAILURE_LOG_LINES, &log, &ignored) == 0)
+		f->log_tail = xstrndup(log.data ? log.data : "", log.len);
+}
+
 /* One depends_on condition on every replica of the dependency. With
  * required: false a dependency that does not get there is said and
  * passed over, as Compose only warns then. */
@@ -432,10 +464,21 @@ static int wait_dep(struct up *u, const struct svc_service *s, const struct svc_
 			continue;
 		up_step(u, "container", c->name, dep->condition);
 		if (svc_wait_condition(u->e, c->name, dep->service, dep->condition, u->opts->wait_timeout_s,
-				       err) == 0)
+				       err) == 0) {
+			if (strcmp(dep->condition, "service_completed_successfully") == 0)
+				up_step(u, "container", c->name, "exited 0");
 			continue;
-		if (dep->required)
+		}
+		if (dep->required) {
+			/* What happened, not what was waited for: "exited 3". */
+			note_failure(u, c->name, dep->service);
+			if (u->opts->failure && u->opts->failure->exit_code >= 0) {
+				te_autofree char *ended = xasprintf("exited %d", u->opts->failure->exit_code);
+
+				up_step(u, "container", c->name, ended);
+			}
 			return te_err_prefix(err, "service '%s' depends on '%s': ", s->name, dep->service);
+		}
 		what = xasprintf("warning: %s (required: false, so '%s' starts anyway): %s", dep->condition,
 				 s->name, err->msg);
 		up_step(u, "container", c->name, what);

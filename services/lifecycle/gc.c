@@ -1,5 +1,6 @@
 #include "services/lifecycle/guard.h"
 #include "services/lifecycle/gc.h"
+#include "services/lifecycle/identity.h"
 #include "services/lifecycle/reskind.h"
 #include "services/model/task.h"
 #include "services/lifecycle/pgtpl.h"
@@ -77,6 +78,15 @@ static int gc_task(struct gc *g, const struct state_task *t, struct te_err *err)
 		return 0;
 	if (t->engine && strcmp(t->engine, engine_socket(g->e)) != 0) {
 		step(g, "task", t->name, "on another engine, left for gc there");
+		return 0;
+	}
+	/* The same socket may reach another engine now (restarted with other
+	 * storage): that one cannot tell what of the task is gone. */
+	if (svc_engine_check(g->e, g->l, t->name, err) < 0) {
+		if (err->code != TE_E_WRONG_ENGINE)
+			return -1;
+		te_err_clear(err);
+		step(g, "task", t->name, "on another engine (its identity differs), left alone");
 		return 0;
 	}
 	if (state_task_owner_live(t)) {
@@ -169,8 +179,9 @@ static int orphan_remove(struct gc *g, const struct svc_res_kind_ops *k, const c
 	/* No task owns an orphan: every container still on it keeps it (the
 	 * orphan containers went first), only the shared servers leave. */
 	if (rc == 0) {
-		g->res->orphans++;
+		/* Counted when it went (or would go), never when it failed. */
 		if (g->opts->dry_run) {
+			g->res->orphans++;
 			step(g, kind, name, "orphan, would remove");
 		} else if ((svc_res_before_remove(g->e, g->l, NULL, k->kind, id, err) < 0 ||
 			    k->remove(g->e, id, -1, err) < 0) &&
@@ -180,6 +191,7 @@ static int orphan_remove(struct gc *g, const struct svc_res_kind_ops *k, const c
 			step(g, kind, name, what);
 			rc = err->code == TE_E_UNREACHABLE ? -1 : 0;
 		} else {
+			g->res->orphans++;
 			step(g, kind, name, "orphan, removed");
 		}
 	}

@@ -297,28 +297,38 @@ struct run {
 
 /* The task's Compose files as `up` read them: ${COMPOSE_PROJECT_NAME} the
  * task, the same --env-file (the warnings were shown at up). */
-static int load_task_project(struct run *r, struct te_err *err)
+struct svc_project *svc_task_project(struct ledger *l, const char *task, char *const *env_files,
+				     struct te_err *err)
 {
-	struct svc_load_opts o = {.env_files = r->o->env_files, .project_name = r->task};
+	struct svc_load_opts o = {.env_files = env_files, .project_name = task};
 	te_autostrv char **warnings = NULL;
 	struct state_task t;
 	te_autojson cJSON *files = NULL;
 	te_autostrv char **v = NULL;
+	struct svc_project *p;
 	const cJSON *f;
 
-	if (state_task_get(r->l, r->task, &t, err) < 0)
-		return -1;
+	if (state_task_get(l, task, &t, err) < 0)
+		return NULL;
 	files = cJSON_Parse(t.compose_files ? t.compose_files : "[]");
 	state_task_release(&t);
 	cJSON_ArrayForEach (f, files)
 		if (cJSON_IsString(f))
 			v = te_strv_push(v, xstrdup(f->valuestring));
 	if (!v)
-		return te_err_set(err, TE_E_USAGE, "task '%s' records no Compose file", r->task);
+		return te_err_set(err, TE_E_USAGE, "task '%s' records no Compose file", task), NULL;
 	o.files = v;
-	r->project = svc_load_project(&o, &warnings, err);
+	p = svc_load_project(&o, &warnings, err);
+	if (!p)
+		te_err_prefix(err, "task '%s': ", task);
+	return p;
+}
+
+static int load_task_project(struct run *r, struct te_err *err)
+{
+	r->project = svc_task_project(r->l, r->task, r->o->env_files, err);
 	if (!r->project)
-		return te_err_prefix(err, "task '%s': ", r->task);
+		return -1;
 	r->own_plan = svc_plan_build(r->project, r->task, state_ledger_id(r->l), err);
 	r->plan = r->own_plan;
 	if (r->plan) {
@@ -385,6 +395,11 @@ static cJSON *run_body(struct run *r)
 	cJSON_DeleteItemFromObjectCaseSensitive(b, "ExposedPorts");
 	cJSON_DeleteItemFromObjectCaseSensitive(hc, "PortBindings");
 	set_str(labels, "com.docker.compose.oneoff", "True");
+	if (r->o->entrypoint) {
+		cJSON_DeleteItemFromObjectCaseSensitive(b, "Entrypoint");
+		cJSON_AddItemToObject(b, "Entrypoint", strv_json(r->o->entrypoint));
+		cJSON_DeleteItemFromObjectCaseSensitive(b, "Cmd");
+	}
 	if (r->o->cmd) {
 		cJSON_DeleteItemFromObjectCaseSensitive(b, "Cmd");
 		cJSON_AddItemToObject(b, "Cmd", strv_json(r->o->cmd));

@@ -1,5 +1,6 @@
 #include "services/lifecycle/guard.h"
 #include "services/lifecycle/teardown.h"
+#include "services/lifecycle/lock.h"
 #include "services/lifecycle/reskind.h"
 #include "services/model/plan.h"
 #include "services/lifecycle/drvrun.h"
@@ -275,7 +276,7 @@ int svc_down(struct engine *e, struct ledger *l, const char *task, const struct 
 
 	memset(res, 0, sizeof(*res));
 	svc_guard(e, l);
-	if (state_task_lock(l, task, true, &lock, err) < 0)
+	if (svc_task_lock(l, task, opts->progress, opts->progress_ctx, &lock, err) < 0)
 		return -1;
 	rc = svc_down_locked(e, l, task, opts, res, err);
 	state_task_unlock(lock);

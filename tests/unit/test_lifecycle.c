@@ -111,6 +111,8 @@ static void route_created(struct fx *x, const char *id)
  * the network created; the container create answers as the test says. */
 static void route_up(struct fx *x)
 {
+	/* The engine's identity, recorded with the task (issue 18). */
+	fake_engine_route(x->f, "GET", "/info", 200, "{\"ID\":\"FAKE:ENGINE\"}");
 	fake_engine_route(x->f, "GET", "/images/busybox:1/json", 200, "{\"Id\":\"sha256:b0\"}");
 	fake_engine_route(x->f, "GET", "/networks/" NETWORK, 404, "{\"message\":\"network not found\"}");
 	fake_engine_route(x->f, "POST", "/networks/create", 201, "{\"Id\":\"net1\",\"Warning\":\"\"}");
