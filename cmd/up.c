@@ -27,6 +27,7 @@ struct up_opts {
 	long long owner_pid;
 	bool build;
 	char **scale; /* owned "SERVICE=N", --scale */
+	bool broker;
 };
 
 const struct cmd_option cmd_up_options[] = {
@@ -57,6 +58,9 @@ const struct cmd_option cmd_up_options[] = {
 		 "run N containers of SERVICE (<task>-<service>-1..N) over scale: /\n"
 		 "deploy.replicas; fewer than run remove the highest numbers (repeatable)"),
     CMD_OPT_COMPOSE_ENV_FILE(struct up_opts),
+    CMD_OPT_FLAG(0, "broker", struct up_opts, broker,
+		 "then start the task's Engine API broker (taskenv broker start;\n"
+		 "`env` prints its TASKENV_DOCKER_HOST)"),
     CMD_OPT_END,
 };
 
@@ -213,6 +217,8 @@ static int run(struct te_ctx *ctx, struct up_opts *o, struct te_err *err)
 	if (rc == 0) {
 		printf("task '%s' is up\n", task);
 		print_ports(ctx, task);
+		if (o->broker)
+			rc = cmd_broker_start_task(ctx, ctx->engine, task, err);
 	} else if (o->retain && ctx->engine) {
 		fprintf(stderr,
 			"taskenv up: task '%s' kept for inspection (stopped) for %llds; "

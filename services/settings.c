@@ -233,6 +233,9 @@ static const struct svc_setting_def table[SVC_SETTINGS_N] = {
     [SVC_SET_TEMPLATE_GC_AGE] = {"template_gc_age", "template_gc_age", "TASKENV_TEMPLATE_GC_AGE", NULL, "7d",
 				 parse_age, 0,
 				 "gc removes a built Postgres template no task has used for this long"},
+    [SVC_SET_BROKER_DIR] = {"broker.dir", "broker.dir", "TASKENV_BROKER_DIR", NULL, "", parse_text, 0,
+			    "where each task's broker socket directory is made (default\n"
+			    "$XDG_RUNTIME_DIR/taskenv, else /run/taskenv for root, else /tmp/taskenv-UID)"},
 };
 
 const struct svc_setting_def *svc_setting_def(enum svc_setting_id id)

@@ -50,6 +50,7 @@ enum svc_setting_id {
 	SVC_SET_COMPOSE_MAX_NODES, /* num: most YAML nodes of one load (aliases as what they repeat) */
 	SVC_SET_POOL_SIZE,	   /* num: spare databases per built Postgres template, 0 = no pool */
 	SVC_SET_TEMPLATE_GC_AGE,   /* num: seconds a built template may go unused before gc removes it */
+	SVC_SET_BROKER_DIR, /* text: where brokers' sockets live ("" = $XDG_RUNTIME_DIR/taskenv, ...) */
 	SVC_SETTINGS_N
 };
 
