@@ -140,7 +140,7 @@ test_broker_refusals() {
 # replaced by the next start, down stopping it; a socket path that cannot
 # fit is an error naming it.
 test_broker_lifecycle() {
-	local d d2 s pid long
+	local d d2 s pid long out
 	d=$(broker_up brk-l)
 	assert_not_contains "$(te env -t brk-l)" "TASKENV_DOCKER_HOST"
 	te broker start -t brk-l >/dev/null
@@ -157,6 +157,15 @@ test_broker_lifecycle() {
 	te broker start -t brk-l >/dev/null
 	[ "$(te broker status -t brk-l --json | jq -r .pid)" != "$pid" ] || fail "no new broker"
 	dk "$s" ps >/dev/null
+	# gc clears a dead broker's row and socket.
+	pid=$(te broker status -t brk-l --json | jq -r .pid)
+	kill -9 "$pid"
+	wait_for 10 sh -c "! kill -0 $pid" || fail "broker $pid survived SIGKILL"
+	out=$(te gc)
+	assert_contains "$out" "1 broker(s) no longer running"
+	[ ! -e "$s" ] || fail "gc left the stale socket $s"
+	assert_not_contains "$(te ps -t brk-l)" "broker"
+	te broker start -t brk-l >/dev/null
 	te broker stop -t brk-l >/dev/null
 	[ ! -e "$s" ] || fail "stop left the socket"
 	assert_not_contains "$(te env -t brk-l)" "TASKENV_DOCKER_HOST"
