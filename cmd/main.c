@@ -214,8 +214,10 @@ int main(int argc, char **argv)
 	if (verb < 0)
 		return cmd_usage(&ctx, "%s", err.msg);
 	code = global_only(&ctx, help);
-	if (code >= 0)
+	if (code >= 0) {
+		ctx_release(&ctx); /* the long-lived ones (--broker-serve) exit through here */
 		return code;
+	}
 	if (verb >= argc)
 		return usage(stderr), EXIT_USAGE;
 	cmd = find(commands, argv[verb]);
