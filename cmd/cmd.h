@@ -213,6 +213,10 @@ CMD_VERB_DECL(agents_md);
 CMD_VERB_DECL(worktree_add);
 CMD_VERB_DECL(worktree_remove);
 extern const char cmd_worktree_about[];
+CMD_VERB_DECL(mcp);
+/* up from the Compose files the ledger recorded for TASK (cmd/up.c; the
+ * MCP server's up tool). Prints progress on stderr only. */
+int cmd_up_recorded(struct te_ctx *ctx, const char *task, struct te_err *err);
 CMD_VERB_DECL(broker_start);
 CMD_VERB_DECL(broker_stop);
 CMD_VERB_DECL(broker_status);

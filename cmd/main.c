@@ -68,6 +68,7 @@ static const struct cmd_verb commands[] = {
     VERB("gc", gc, CMD_NEED_LEDGER, NULL, "remove expired tasks and orphaned objects of this ledger"),
     VERB("reset", reset, CMD_NEED_LEDGER, "RESOURCE",
 	 "empty a task's Postgres schema or database back to its start"),
+    VERB("mcp", mcp, CMD_NEED_LEDGER, NULL, "serve the Model Context Protocol on stdio, scoped to the task"),
     {"broker", NULL, 0, NULL, NULL, "the task's Engine API broker: start, stop, status", cmd_broker_about,
      broker_subs},
     {NULL, NULL, 0, NULL, NULL, NULL, NULL, NULL},

@@ -11,6 +11,9 @@
 #include "state/ledger.h"
 #include "common/mem.h"
 
+#define TE_WITH_CJSON
+#include "common/cleanup.h"
+
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
@@ -241,4 +244,37 @@ int cmd_up(struct te_ctx *ctx, int argc, char **argv)
 	cmd_compose_release(&o.compose);
 	te_strv_free(o.scale);
 	return code;
+}
+
+int cmd_up_recorded(struct te_ctx *ctx, const char *task, struct te_err *err)
+{
+	struct up_opts o = {.task = task};
+	struct state_task t;
+	te_autofree char *allow = NULL;
+	te_autojson cJSON *files = NULL;
+	te_autojson cJSON *granted = NULL;
+	const cJSON *it;
+	int rc;
+
+	if (state_task_get(ctx->ledger, task, &t, err) < 0)
+		return -1;
+	files = t.compose_files ? cJSON_Parse(t.compose_files) : NULL;
+	state_task_release(&t);
+	cJSON_ArrayForEach (it, files) {
+		if (cJSON_IsString(it))
+			o.compose.files = te_strv_push(o.compose.files, xstrdup(it->valuestring));
+	}
+	if (!o.compose.files)
+		return te_err_set(err, TE_E_STATE, "task '%s': the ledger records no Compose file", task);
+	/* The exceptions granted at the first up, granted again. */
+	if (state_task_get_allow(ctx->ledger, task, &allow, err) < 0)
+		return -1;
+	granted = allow ? cJSON_Parse(allow) : NULL;
+	cJSON_ArrayForEach (it, granted) {
+		if (cJSON_IsString(it))
+			o.compose.allow = te_strv_push(o.compose.allow, xstrdup(it->valuestring));
+	}
+	rc = run(ctx, &o, err);
+	cmd_compose_release(&o.compose);
+	return rc;
 }
