@@ -62,6 +62,7 @@ struct te_ctx {
 	bool version, list_verbs;      /* --version, --list-verbs */
 	const char *gen;	       /* hidden --gen man|bash|zsh|options */
 	char **pool_refill;	       /* hidden --pool-refill TEMPLATE,... (owned) */
+	const char *broker_serve;      /* hidden --broker-serve TASK (borrowed) */
 	const struct cmd_verb *verb;   /* the verb being run, set by main */
 	struct svc_settings *settings; /* loaded on demand by cmd_get_settings(), owned */
 	struct ledger *ledger;	       /* opened by cmd_parse when the verb needs it */
@@ -234,6 +235,20 @@ CMD_VERB_DECL(agents_md);
 CMD_VERB_DECL(worktree_add);
 CMD_VERB_DECL(worktree_remove);
 extern const char cmd_worktree_about[];
+CMD_VERB_DECL(mcp);
+/* up from the Compose files the ledger recorded for TASK (cmd/up.c; the
+ * MCP server's up tool). Prints progress on stderr only. */
+int cmd_up_recorded(struct te_ctx *ctx, const char *task, struct te_err *err);
+CMD_VERB_DECL(broker_start);
+CMD_VERB_DECL(broker_stop);
+CMD_VERB_DECL(broker_status);
+extern const char cmd_broker_about[];
+/* Start TASK's broker on E (under the task's lock) and print its socket
+ * on OUT (cmd/broker.c; also up --broker, on stderr under --json). */
+int cmd_broker_start_task(struct te_ctx *ctx, struct engine *e, const char *task, FILE *out,
+			  struct te_err *err);
+/* The hidden --broker-serve TASK: the detached broker process itself. */
+int cmd_broker_serve(struct te_ctx *ctx, const char *task);
 CMD_VERB_DECL(contract);
 CMD_VERB_DECL(verify);
 CMD_VERB_DECL(events);

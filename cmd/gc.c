@@ -31,7 +31,8 @@ const char cmd_gc_about[] =
     "Never touches an object without both labels, nor one of a live or locked task.\n"
     "Then Postgres templates built from migrations: what a killed build or pool\n"
     "refill left, and templates no task was cloned from, unused for template_gc_age\n"
-    "(default 7d), with their spare databases.\n"
+    "(default 7d), with their spare databases. And the rows of task brokers that no\n"
+    "longer run (killed, crashed), with the sockets they left.\n"
     "Exit 1 when something could not be removed (it stays pending for the next gc).\n";
 
 /* gc --json (docs/json.md). STEPS is taken over. */
@@ -87,5 +88,8 @@ int cmd_gc(struct te_ctx *ctx, int argc, char **argv)
 	       op->dry_run ? " (dry run)" : "", r.tasks, op->dry_run ? " would go" : " removed", r.orphans,
 	       op->dry_run ? " would go" : " removed", r.live, r.templates,
 	       op->dry_run ? " would go" : " removed", r.remaining);
+	if (r.processes)
+		printf("gc%s: %zu broker(s) no longer running, their rows and sockets%s\n",
+		       op->dry_run ? " (dry run)" : "", r.processes, op->dry_run ? " would go" : " cleared");
 	return rc < 0 ? cmd_fail("gc", &err) : EXIT_OK;
 }

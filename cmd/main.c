@@ -25,6 +25,16 @@ static const struct cmd_verb worktree_subs[] = {
     {NULL, NULL, 0, NULL, NULL, NULL, NULL, NULL},
 };
 
+static const struct cmd_verb broker_subs[] = {
+    {"broker start", cmd_broker_start, CMD_NEED_LEDGER, cmd_broker_start_options, NULL,
+     "start the task's broker (or keep the running one)", cmd_broker_start_about, NULL},
+    {"broker stop", cmd_broker_stop, CMD_NEED_LEDGER, cmd_broker_stop_options, NULL, "stop the task's broker",
+     cmd_broker_stop_about, NULL},
+    {"broker status", cmd_broker_status, CMD_NEED_LEDGER, cmd_broker_status_options, NULL,
+     "whether the task's broker runs, and its socket", cmd_broker_status_about, NULL},
+    {NULL, NULL, 0, NULL, NULL, NULL, NULL, NULL},
+};
+
 static const struct cmd_verb commands[] = {
     VERB("up", up, CMD_NEED_LEDGER, "[SERVICE...]",
 	 "create and start the task's containers, networks and volumes"),
@@ -62,6 +72,9 @@ static const struct cmd_verb commands[] = {
     VERB("gc", gc, CMD_NEED_LEDGER, NULL, "remove expired tasks and orphaned objects of this ledger"),
     VERB("reset", reset, CMD_NEED_LEDGER, "RESOURCE",
 	 "empty a task's Postgres schema or database back to its start"),
+    VERB("mcp", mcp, CMD_NEED_LEDGER, NULL, "serve the Model Context Protocol on stdio, scoped to the task"),
+    {"broker", NULL, 0, NULL, NULL, "the task's Engine API broker: start, stop, status", cmd_broker_about,
+     broker_subs},
     {NULL, NULL, 0, NULL, NULL, NULL, NULL, NULL},
 };
 
@@ -86,6 +99,8 @@ static const struct cmd_option global_options[] = {
     {"pool-refill", 0, "TEMPLATE,...",
      "refill the pools of these Postgres templates (started by up and reset)", cmd_opt_csv,
      CMD_FIELD(struct te_ctx, pool_refill, char **), NULL, CMD_OPT_HIDDEN | CMD_OPT_REPEAT},
+    {"broker-serve", 0, "TASK", "serve the task's broker (started by broker start and up --broker)",
+     cmd_opt_string, CMD_FIELD(struct te_ctx, broker_serve, const char *), NULL, CMD_OPT_HIDDEN},
     CMD_OPT_END,
 };
 
@@ -181,6 +196,8 @@ static int global_only(struct te_ctx *ctx, bool help)
 		return cmd_gen(ctx->gen);
 	if (ctx->pool_refill)
 		return cmd_pool_refill(ctx, ctx->pool_refill);
+	if (ctx->broker_serve)
+		return cmd_broker_serve(ctx, ctx->broker_serve);
 	return -1;
 }
 
@@ -204,8 +221,10 @@ int main(int argc, char **argv)
 	if (verb < 0)
 		return cmd_usage(&ctx, "%s", err.msg);
 	code = global_only(&ctx, help);
-	if (code >= 0)
+	if (code >= 0) {
+		ctx_release(&ctx); /* the long-lived ones (--broker-serve) exit through here */
 		return code;
+	}
 	if (verb >= argc)
 		return usage(stderr), EXIT_USAGE;
 	cmd = find(commands, argv[verb]);

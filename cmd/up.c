@@ -36,6 +36,7 @@ struct up_opts {
 	bool force_recreate, no_recreate, no_start, remove_orphans, no_deps;
 	char *const *services; /* borrowed from argv: up SERVICE... */
 	bool json;
+	bool broker;
 };
 
 const struct cmd_option cmd_up_options[] = {
@@ -78,6 +79,9 @@ const struct cmd_option cmd_up_options[] = {
     CMD_OPT_FLAG(0, "no-deps", struct up_opts, no_deps, "with SERVICE...: not the services they depend on"),
     CMD_OPT_COMPOSE_ENV_FILE(struct up_opts),
     CMD_OPT_JSON(struct up_opts, json),
+    CMD_OPT_FLAG(0, "broker", struct up_opts, broker,
+		 "then start the task's Engine API broker (taskenv broker start;\n"
+		 "`env` prints its TASKENV_DOCKER_HOST)"),
     CMD_OPT_END,
 };
 
@@ -319,6 +323,9 @@ static int run(struct te_ctx *ctx, struct up_opts *o, struct te_err *err)
 		rc = svc_up(ctx->engine, ctx->ledger, project, task, &uo, err);
 		if (rc < 0 && err->code == TE_E_POLICY)
 			print_findings(ctx->engine);
+		/* Under --json stdout is the one document. */
+		if (rc == 0 && o->broker)
+			rc = cmd_broker_start_task(ctx, ctx->engine, task, o->json ? stderr : stdout, err);
 	}
 	if (o->json)
 		print_result(ctx, o, task, rc, err, &failure);
@@ -353,4 +360,37 @@ int cmd_up(struct te_ctx *ctx, int argc, char **argv)
 	cmd_compose_release(&o.compose);
 	te_strv_free(o.scale);
 	return code;
+}
+
+int cmd_up_recorded(struct te_ctx *ctx, const char *task, struct te_err *err)
+{
+	struct up_opts o = {.task = task};
+	struct state_task t;
+	te_autofree char *allow = NULL;
+	te_autojson cJSON *files = NULL;
+	te_autojson cJSON *granted = NULL;
+	const cJSON *it;
+	int rc;
+
+	if (state_task_get(ctx->ledger, task, &t, err) < 0)
+		return -1;
+	files = t.compose_files ? cJSON_Parse(t.compose_files) : NULL;
+	state_task_release(&t);
+	cJSON_ArrayForEach (it, files) {
+		if (cJSON_IsString(it))
+			o.compose.files = te_strv_push(o.compose.files, xstrdup(it->valuestring));
+	}
+	if (!o.compose.files)
+		return te_err_set(err, TE_E_STATE, "task '%s': the ledger records no Compose file", task);
+	/* The exceptions granted at the first up, granted again. */
+	if (state_task_get_allow(ctx->ledger, task, &allow, err) < 0)
+		return -1;
+	granted = allow ? cJSON_Parse(allow) : NULL;
+	cJSON_ArrayForEach (it, granted) {
+		if (cJSON_IsString(it))
+			o.compose.allow = te_strv_push(o.compose.allow, xstrdup(it->valuestring));
+	}
+	rc = run(ctx, &o, err);
+	cmd_compose_release(&o.compose);
+	return rc;
 }

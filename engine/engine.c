@@ -77,7 +77,10 @@ static void set_method(CURL *c, const struct request *rq)
 	/* POSTFIELDS gives a Content-Length even for an empty body, which
 	 * POST needs; CUSTOMREQUEST then renames the method when it is not POST. */
 	curl_easy_setopt(c, CURLOPT_POSTFIELDS, rq->body ? rq->body : "");
-	curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE, (long)(rq->body ? strlen(rq->body) : 0));
+	curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE_LARGE,
+			 (curl_off_t)(!rq->body	     ? 0
+				      : rq->body_len ? rq->body_len
+						     : strlen(rq->body)));
 	if (strcmp(rq->method, "POST") != 0)
 		curl_easy_setopt(c, CURLOPT_CUSTOMREQUEST, rq->method);
 }
@@ -138,8 +141,13 @@ static int do_request(struct engine *e, const struct request *rq, struct xfer *x
 
 	/* Without this curl may wait for "100 Continue" before sending a body. */
 	headers = curl_slist_append(headers, "Expect:");
-	if (rq->body)
+	if (rq->body && rq->content_type) {
+		te_autofree char *ct = xasprintf("Content-Type: %s", rq->content_type);
+
+		headers = curl_slist_append(headers, ct);
+	} else if (rq->body) {
 		headers = curl_slist_append(headers, "Content-Type: application/json");
+	}
 	x->curl = e->curl;
 	setup_handle(e, rq, x, url, headers);
 	clock_gettime(CLOCK_MONOTONIC, &t0);
@@ -218,7 +226,7 @@ static int call_json(struct engine *e, const char *method, const char *path, con
 	te_autobuf struct te_buf resp = TE_BUF_INIT(e->response_max);
 	te_autofree char *text = NULL;
 	struct xfer x = {.body = &resp};
-	struct request rq = {method, path, NULL, timeout_s};
+	struct request rq = {method, path, NULL, timeout_s, 0, NULL};
 
 	if (out)
 		*out = NULL;
@@ -473,6 +481,26 @@ fail:
 	return NULL;
 }
 
+struct engine *engine_clone(const struct engine *e, struct te_err *err)
+{
+	struct engine *c = xcalloc(1, sizeof(*c));
+
+	c->socket = xstrdup(e->socket);
+	c->api_version = xstrdup(e->api_version);
+	c->flavor = xstrdup(e->flavor);
+	c->version = e->version ? xstrdup(e->version) : NULL;
+	c->response_max = e->response_max;
+	c->trace = e->trace;
+	c->trace_ctx = e->trace_ctx;
+	c->curl = curl_easy_init();
+	if (!c->curl) {
+		engine_free(c);
+		te_err_set(err, TE_E_FAIL, "cannot initialise libcurl");
+		return NULL;
+	}
+	return c;
+}
+
 void engine_free(struct engine *e)
 {
 	if (!e)
@@ -598,7 +626,7 @@ int engine_call_raw(struct engine *e, const char *method, const char *path, cons
 	te_autofree char *full = vpath(e, path);
 	te_autofree char *text = body ? cJSON_PrintUnformatted(body) : NULL;
 	struct xfer x = {.body = out};
-	struct request rq = {method, full, text, ENGINE_CALL_TIMEOUT_S};
+	struct request rq = {method, full, text, ENGINE_CALL_TIMEOUT_S, 0, NULL};
 
 	return engine_send(e, &rq, &x, NULL, err);
 }

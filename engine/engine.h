@@ -46,6 +46,12 @@ int engine_resolve_socket(const char *host, char **path_out, struct te_err *err)
  * Returns an owned handle (engine_free) or NULL. */
 struct engine *engine_open(const char *path, struct te_err *err);
 void engine_free(struct engine *e);
+/* A handle of its own on E's engine, for another thread (a handle is not
+ * shared between threads): the same socket, negotiated version, flavor,
+ * cap and trace (and every later per-engine setting, such as the gate's
+ * judge, must be copied here too), without asking the engine again.
+ * Owned (engine_free), or NULL with *err set. */
+struct engine *engine_clone(const struct engine *e, struct te_err *err);
 
 /* Highest API version we speak. */
 #define ENGINE_API_MAX "1.41"

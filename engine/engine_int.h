@@ -30,6 +30,11 @@ struct request {
 	const char *path; /* as sent, including any /vX prefix and the query */
 	const char *body; /* JSON text or NULL */
 	long timeout_s;	  /* whole-call limit; 0 means none */
+	/* A body that is not NUL-terminated JSON (the broker's forwarded
+	 * bodies: a tar for PUT archive): its length (0: strlen(body)) and
+	 * its Content-Type (NULL: application/json). */
+	size_t body_len;
+	const char *content_type;
 };
 
 /* Ask E's judge (engine_set_judge) about METHOD FULL_PATH (with or without

@@ -128,7 +128,7 @@ int engine_image_pull(struct engine *e, const char *image, struct te_err *err)
 	struct pull_scan ps = {.line = TE_BUF_INIT(PULL_LINE_MAX)};
 	struct xfer x = {
 	    .body = &resp, .stream = pull_stream, .stream_ctx = &ps, .stream_max = PULL_LINE_MAX};
-	struct request rq = {"POST", NULL, NULL, 0};
+	struct request rq = {"POST", NULL, NULL, 0, 0, NULL};
 	int rc;
 
 	split_ref(image, &name, &tag);
@@ -282,7 +282,7 @@ int engine_container_logs(struct engine *e, const char *id, int tail, struct te_
 	te_autofree char *path =
 	    xasprintf("/v%s/containers/%s/logs?stdout=1&stderr=1&tail=%s", engine_api_version(e), s, t);
 	struct xfer x = {.body = &resp};
-	struct request rq = {"GET", path, NULL, ENGINE_CALL_TIMEOUT_S};
+	struct request rq = {"GET", path, NULL, ENGINE_CALL_TIMEOUT_S, 0, NULL};
 
 	if (engine_send(e, &rq, &x, NULL, err) < 0)
 		return -1;

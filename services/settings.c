@@ -249,6 +249,9 @@ static const struct svc_setting_def table[SVC_SETTINGS_N] = {
 				       "image of the shared RabbitMQ server container (\"\": taskenv's)"},
     [SVC_SET_SHARED_IMAGE_S3] = {"shared_images.s3", "shared_images.s3", "TASKENV_SHARED_IMAGE_S3", NULL, "",
 				 parse_image, 0, "image of each task's s3rver container (\"\": taskenv's)"},
+    [SVC_SET_BROKER_DIR] = {"broker.dir", "broker.dir", "TASKENV_BROKER_DIR", NULL, "", parse_text, 0,
+			    "where each task's broker socket directory is made (default\n"
+			    "$XDG_RUNTIME_DIR/taskenv, else /run/taskenv for root, else /tmp/taskenv-UID)"},
 };
 
 const struct svc_setting_def *svc_setting_def(enum svc_setting_id id)

@@ -55,6 +55,7 @@ enum svc_setting_id {
 	SVC_SET_SHARED_IMAGE_POSTGRES,
 	SVC_SET_SHARED_IMAGE_RABBITMQ,
 	SVC_SET_SHARED_IMAGE_S3,
+	SVC_SET_BROKER_DIR, /* text: where brokers' sockets live ("" = $XDG_RUNTIME_DIR/taskenv, ...) */
 	SVC_SETTINGS_N
 };
 

@@ -213,6 +213,49 @@ static int gc_orphans(struct gc *g, const struct svc_res_kind_ops *k, struct te_
 	return 0;
 }
 
+/* ---- host processes (the broker) ---- */
+
+/* A row of a process that no longer runs (crashed, killed, the host
+ * rebooted): what it left (a stale socket) goes, and so does the row. An
+ * intended row younger than a minute may be a start under way. */
+static int gc_process(struct gc *g, const struct svc_res_kind_ops *k, const struct state_resource *r,
+		      struct te_err *err)
+{
+	int lock = -1, rc;
+
+	if (k->proc_alive(r->engine_id) ||
+	    (strcmp(r->state, STATE_INTENDED) == 0 && (long long)time(NULL) - r->created < 60))
+		return 0;
+	rc = state_task_lock(g->l, r->task, false, &lock, err);
+	if (rc != 0)
+		return rc < 0 ? -1 : 0; /* busy: the next gc */
+	g->res->processes++;
+	if (g->opts->dry_run) {
+		step(g, k->name, r->name, "not running, would clear");
+	} else {
+		rc = k->proc_stop(r->name, r->engine_id, err);
+		if (rc == 0)
+			rc = state_resource_set_state(g->l, r->id, STATE_REMOVED, err);
+		step(g, k->name, r->name, rc == 0 ? "not running, cleared" : "not running, failed");
+	}
+	state_task_unlock(lock);
+	return rc;
+}
+
+static int gc_processes(struct gc *g, const struct svc_res_kind_ops *k, struct te_err *err)
+{
+	struct state_resource *rows = NULL;
+	size_t n = 0;
+	int rc = 0;
+
+	if (state_resource_list_kind(g->l, k->name, &rows, &n, err) < 0)
+		return -1;
+	for (size_t i = 0; i < n && rc == 0; i++)
+		rc = gc_process(g, k, &rows[i], err);
+	state_resources_free(rows, n);
+	return rc;
+}
+
 int svc_gc(struct engine *e, struct ledger *l, const struct svc_gc_opts *opts, struct svc_gc_result *res,
 	   struct te_err *err)
 {
@@ -228,6 +271,9 @@ int svc_gc(struct engine *e, struct ledger *l, const struct svc_gc_opts *opts, s
 	 * order): they hold the networks and volumes. */
 	for (int i = 0; i < SVC_RES_COUNT; i++)
 		if (svc_res_kind(i)->list && gc_orphans(&g, svc_res_kind(i), err) < 0)
+			return -1;
+	for (int i = 0; i < SVC_RES_COUNT; i++)
+		if (svc_res_kind_process(i) && gc_processes(&g, svc_res_kind(i), err) < 0)
 			return -1;
 	if (svc_tmpl_gc(l, opts->template_gc_age, opts->dry_run, opts->progress, opts->progress_ctx, &tr,
 			err) < 0)

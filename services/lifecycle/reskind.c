@@ -1,5 +1,6 @@
 /* The kind table (reskind.h). */
 #include "services/lifecycle/reskind.h"
+#include "services/lifecycle/broker.h"
 #include "services/lifecycle/inuse.h"
 #include "services/lifecycle/shared.h"
 #include "engine/build.h"
@@ -147,6 +148,11 @@ static const struct svc_res_kind_ops kinds[] = {
 			   .driver = "s3",
 			   .cred = SVC_CRED_SHARED,
 			   .down_order = 1},
+    [SVC_RES_BROKER] = {.kind = SVC_RES_BROKER,
+			.name = "broker",
+			.down_order = 0,
+			.proc_alive = svc_broker_proc_alive,
+			.proc_stop = svc_broker_proc_stop},
 };
 
 _Static_assert(sizeof(kinds) / sizeof(kinds[0]) == SVC_RES_COUNT, "one row per enum svc_res_kind");
@@ -187,7 +193,12 @@ bool svc_res_kind_container(const char *name)
 
 bool svc_res_kind_engine(enum svc_res_kind k)
 {
-	return svc_res_kind(k)->driver == NULL;
+	return svc_res_kind(k)->driver == NULL && !svc_res_kind(k)->proc_stop;
+}
+
+bool svc_res_kind_process(enum svc_res_kind k)
+{
+	return svc_res_kind(k)->proc_stop != NULL;
 }
 
 int svc_res_before_remove(struct engine *e, struct ledger *l, const char *task, enum svc_res_kind k,

@@ -165,6 +165,47 @@ static int down_driver_row(struct down *d, const struct state_resource *r, struc
 	return state_resource_set_state(d->l, r->id, STATE_REMOVED, err);
 }
 
+/* A host process of the task (the broker): stopped, its row removed; a
+ * failure leaves the row pending for the next down. */
+static int down_process_row(struct down *d, const struct svc_res_kind_ops *k, const struct state_resource *r,
+			    struct te_err *err)
+{
+	char what[sizeof(err->msg) + 16];
+	bool alive = k->proc_alive(r->engine_id);
+
+	if (k->proc_stop(r->name, r->engine_id, err) < 0) {
+		d->res->remaining++;
+		snprintf(what, sizeof(what), "failed: %s", err->msg);
+		step(d, r, what);
+		return state_resource_set_state(d->l, r->id, STATE_PENDING, err);
+	}
+	if (alive)
+		d->res->removed++;
+	else
+		d->res->gone++;
+	step(d, r, alive ? "stopped" : "already gone");
+	return state_resource_set_state(d->l, r->id, STATE_REMOVED, err);
+}
+
+/* The task's host processes, before any container goes. */
+static int down_processes(struct down *d, struct te_err *err)
+{
+	struct state_resource *rows = NULL;
+	size_t n = 0;
+	int rc = 0;
+
+	if (state_resource_list(d->l, d->task, false, &rows, &n, err) < 0)
+		return -1;
+	for (size_t i = n; i-- > 0 && rc == 0;) {
+		const struct svc_res_kind_ops *k = svc_res_kind_find(rows[i].kind);
+
+		if (k && k->proc_stop)
+			rc = down_process_row(d, k, &rows[i], err);
+	}
+	state_resources_free(rows, n);
+	return rc;
+}
+
 /* Every row of TASK whose kind is removed at ORDER (svc_res_kind_ops.down_order),
  * newest first: Compose stops dependants before their dependencies, and a
  * schema or database goes before the role that owns it. */
@@ -180,7 +221,7 @@ static int down_order(struct down *d, int order, struct te_err *err)
 	for (size_t i = n; i-- > 0 && rc == 0;) {
 		const struct svc_res_kind_ops *k = svc_res_kind_find(rows[i].kind);
 
-		if (!k || k->down_order != order)
+		if (!k || k->down_order != order || k->proc_stop)
 			continue;
 		drivers |= k->driver != NULL;
 		rc = k->driver ? down_driver_row(d, &rows[i], err) : down_one(d, &rows[i], err);
@@ -262,6 +303,8 @@ int svc_down_locked(struct engine *e, struct ledger *l, const char *task, const 
 	for (int i = 0; i < SVC_RES_COUNT; i++)
 		if (svc_res_kind(i)->down_order > last)
 			last = svc_res_kind(i)->down_order;
+	if (down_processes(&d, err) < 0)
+		return -1;
 	for (int order = 0; order <= last; order++)
 		if (down_order(&d, order, err) < 0)
 			return -1;
