@@ -179,9 +179,14 @@ int engine_hijack(struct engine *e, const char *method, const char *path, const 
 					 "Upgrade: tcp\r\nContent-Length: %zu\r\n\r\n",
 					 method, full, len);
 	struct engine_conn *c = xcalloc(1, sizeof(*c));
+	te_autofree char *judged = body ? xstrndup(body, len) : NULL;
 
 	*out = NULL;
 	*status = 0;
+	if (engine_judge_request(e, method, path, judged, err) < 0) {
+		free(c);
+		return -1;
+	}
 	c->fd = dial(engine_socket(e), err);
 	if (c->fd < 0)
 		goto fail;

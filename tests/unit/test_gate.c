@@ -129,6 +129,13 @@ struct row {
 
 static const struct row rows[] = {
     {"plain", CREATE, HC("\"NetworkMode\":\"t1_default\""), NULL, NULL, NULL},
+    /* docker run -it --rm through the broker, its zero values dropped */
+    {"docker run", CREATE,
+     "{\"AttachStdin\":true,\"AttachStdout\":true,\"AttachStderr\":true,\"Tty\":true,\"OpenStdin\":true,"
+     "\"StdinOnce\":true,\"Cmd\":[\"sh\"],\"Image\":\"busybox\",\"HostConfig\":{\"AutoRemove\":true,"
+     "\"ConsoleSize\":[24,80],\"NetworkMode\":\"t1_default\",\"RestartPolicy\":{\"Name\":\"no\"}},"
+     "\"NetworkingConfig\":{\"EndpointsConfig\":{\"t1_default\":{}}}}",
+     NULL, NULL, NULL},
     {"unknown field", CREATE, HC("\"OomKillDisable\":true"), NULL, "HostConfig.OomKillDisable", NULL},
     {"unknown config field", CREATE, "{\"Image\":\"x\",\"Shell\":[\"sh\"]}", NULL, "Config.Shell", NULL},
     {"privileged", CREATE, HC("\"Privileged\":true"), NULL, "privileged", "privileged"},
@@ -296,7 +303,10 @@ static const struct row rows[] = {
      "another task's", NULL},
     {"pull", "POST", "/images/create", "fromImage=busybox&tag=1", NULL, NULL, NULL, NULL},
     {"unknown route", "POST", "/containers/prune", "", NULL, NULL, "no rule", NULL},
-    {"unknown method", "PUT", "/containers/t1-db-1/archive", "path=/", NULL, NULL, "no rule", NULL},
+    {"unknown method", "PUT", "/containers/t1-db-1/json", "", NULL, NULL, "no rule", NULL},
+    {"cp into own", "PUT", "/containers/t1-db-1/archive", "path=/", NULL, NULL, NULL, NULL},
+    {"cp into other", "PUT", "/containers/t2-db-1/archive", "path=/", NULL, NULL, "another task's", NULL},
+    {"update", "POST", "/containers/t1-db-1/update", "", "{\"Memory\":1}", NULL, "no rule", NULL},
     {"plugins", "POST", "/plugins/pull", "remote=x", NULL, NULL, "no rule", NULL},
 };
 
