@@ -57,6 +57,21 @@ static size_t on_write(char *p, size_t size, size_t nmemb, void *ud)
 	return 0; /* makes curl stop with CURLE_WRITE_ERROR */
 }
 
+/* The end of a head (its empty line) of a final answer, not a 1xx. */
+static size_t on_header(char *p, size_t size, size_t nmemb, void *ud)
+{
+	struct xfer *x = ud;
+	size_t n = size * nmemb;
+	long status = 0;
+
+	if (n > 2 || (n == 2 && (p[0] != '\r' || p[1] != '\n')) || (n == 1 && p[0] != '\n'))
+		return n;
+	curl_easy_getinfo(x->curl, CURLINFO_RESPONSE_CODE, &status);
+	if (status >= 200 && x->headed(x->stream_ctx) < 0)
+		return 0;
+	return n;
+}
+
 static long elapsed_ms(const struct timespec *t0)
 {
 	struct timespec t1;
@@ -105,6 +120,10 @@ static void setup_handle(struct engine *e, const struct request *rq, struct xfer
 	curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_write);
 	curl_easy_setopt(c, CURLOPT_WRITEDATA, x);
 	curl_easy_setopt(c, CURLOPT_HTTPHEADER, headers);
+	if (x->headed) {
+		curl_easy_setopt(c, CURLOPT_HEADERFUNCTION, on_header);
+		curl_easy_setopt(c, CURLOPT_HEADERDATA, x);
+	}
 	set_method(c, rq);
 	e->curl_err[0] = '\0';
 }
