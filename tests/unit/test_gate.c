@@ -277,6 +277,11 @@ static const struct row rows[] = {
     {"build unknown param", "POST", "/build", "t=t1-app&remote=http%3A%2F%2Fx", NULL, NULL, "never sends",
      NULL},
     {"exec", "POST", "/containers/t1-db-1/exec", "", "{\"Cmd\":[\"sh\"],\"Tty\":false}", NULL, NULL, NULL},
+    {"docker exec -it", "POST", "/containers/t1-db-1/exec", "",
+     "{\"User\":\"\",\"Privileged\":false,\"Tty\":true,\"ConsoleSize\":[24,80],\"AttachStdin\":true,"
+     "\"AttachStderr\":true,\"AttachStdout\":true,\"Detach\":false,\"DetachKeys\":\"\",\"Env\":null,"
+     "\"WorkingDir\":\"\",\"Cmd\":[\"sh\"]}",
+     NULL, NULL, NULL},
     {"exec privileged", "POST", "/containers/t1-db-1/exec", "", "{\"Cmd\":[\"sh\"],\"Privileged\":true}",
      NULL, "exec --privileged", "privileged"},
     {"exec other task", "POST", "/containers/t2-db-1/exec", "", "{\"Cmd\":[\"sh\"]}", NULL, "another task",
