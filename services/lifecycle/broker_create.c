@@ -187,6 +187,25 @@ static char *forced_name(struct brk *b, const char *asked, struct te_err *err)
 	return xasprintf("%s-run-%02x%02x%02x", b->task, raw[0], raw[1], raw[2]);
 }
 
+/* NAME is already a container row of the task's (B's mutex held). */
+static int taken(struct brk *b, const char *name, struct te_err *err)
+{
+	struct state_resource *rows = NULL;
+	size_t n = 0;
+	int rc = 0;
+
+	if (state_resource_list(b->l, b->task, false, &rows, &n, err) < 0)
+		return -1;
+	for (size_t i = 0; i < n && rc == 0; i++)
+		if (strcmp(rows[i].kind, svc_res_kind_name(SVC_RES_CONTAINER)) == 0 &&
+		    strcmp(rows[i].name, name) == 0 && strcmp(rows[i].state, STATE_REMOVED) != 0)
+			rc = te_err_set(err, TE_E_CONFLICT,
+					"the name '%s' is already one of task '%s''s containers", name,
+					b->task);
+	state_resources_free(rows, n);
+	return rc;
+}
+
 /* The ledger row, intended, before the engine hears of the name. */
 static int intend(struct brk *b, const char *name, const cJSON *body, long long *row, struct te_err *err)
 {
@@ -199,8 +218,12 @@ static int intend(struct brk *b, const char *name, const cJSON *body, long long 
 	cJSON_AddItemToObject(detail, "allowed", svc_allowed_of(body));
 	text = cJSON_PrintUnformatted(detail);
 	pthread_mutex_lock(&b->mu);
-	rc = state_resource_intend(b->l, b->task, svc_res_kind_name(SVC_RES_CONTAINER), name, BRK_SERVICE,
-				   row, err);
+	/* intend would hand back the row of a live container of that name,
+	 * which a refused create must not close. */
+	rc = taken(b, name, err);
+	if (rc == 0)
+		rc = state_resource_intend(b->l, b->task, svc_res_kind_name(SVC_RES_CONTAINER), name,
+					   BRK_SERVICE, row, err);
 	if (rc == 0)
 		rc = state_resource_set_detail(b->l, *row, text, err);
 	pthread_mutex_unlock(&b->mu);

@@ -136,6 +136,11 @@ test_broker_run() {
 	assert_eq "$(te ps -t brk-run --json | jq -r '.resources[] | select(.name == "brk-run-probe") | .ledger_state')" \
 		"created"
 	assert_contains "$(dk "$s" ps -a --format '{{.Names}}')" "brk-run-probe"
+	# The same name again: refused, and the first keeps its row.
+	if out=$(dk "$s" run --name probe taskenv-test/busybox:1 true 2>&1); then fail "a second probe: $out"; fi
+	assert_contains "$out" "already one of task 'brk-run''s containers"
+	assert_eq "$(te ps -t brk-run --json | jq -r '.resources[] | select(.name == "brk-run-probe") | .ledger_state')" \
+		"created"
 	# --rm, a detached one with a name of B's (prefixed: never squats B's
 	# names), and the CLI's own follow-ups (wait, start, attach, inspect).
 	assert_eq "$(dk "$s" run --rm taskenv-test/busybox:1 sh -c 'echo rm-ok' 2>&1)" "rm-ok"
