@@ -168,7 +168,7 @@ test_broker_run() {
 	dk "$s" run --rm --label io.taskenv.task=brk-b taskenv-test/busybox:1 true >/dev/null 2>&1 || true
 	te down -t brk-run
 	assert_no_trace brk-run
-	assert_contains "$(api GET /containers/brk-run-probe/json)" "No such container"
+	assert_contains "$(api GET /containers/brk-run-probe/json | tr "[:upper:]" "[:lower:]")" "no such container"
 	rm -rf "$d"
 }
 
