@@ -48,7 +48,7 @@ const char cmd_broker_status_about[] = "Print whether the task's broker runs, it
 
 /* The directory brokers live under: the broker.dir setting, else the
  * runtime directory's. Owned, or NULL with *err set. */
-static char *broker_base(struct te_ctx *ctx, struct te_err *err)
+char *cmd_broker_base(struct te_ctx *ctx, struct te_err *err)
 {
 	const struct svc_settings *s = cmd_get_settings(ctx, err);
 	const char *dir;
@@ -65,7 +65,7 @@ static char *broker_base(struct te_ctx *ctx, struct te_err *err)
 int cmd_broker_start_task(struct te_ctx *ctx, struct engine *e, const char *task, FILE *out,
 			  struct te_err *err)
 {
-	te_autofree char *base = broker_base(ctx, err);
+	te_autofree char *base = cmd_broker_base(ctx, err);
 	struct svc_broker_info info;
 	int lock = -1, rc;
 

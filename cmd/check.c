@@ -98,6 +98,8 @@ static void check_gate(struct gate *g, struct svc_plan *plan, char *const *allow
 	g->boundary = gate_project_boundary(plan->project);
 	plan->files_dir = xstrdup("/nonexistent/taskenv-check-files");
 	g->own_dirs = te_strv_push(NULL, xstrdup(plan->files_dir));
+	plan->broker_dir = xstrdup("/nonexistent/taskenv-check-broker");
+	g->broker_dir = xstrdup(plan->broker_dir);
 	plan->public_ports = gate_granted(g, "public-port");
 }
 

@@ -243,6 +243,9 @@ CMD_VERB_DECL(broker_start);
 CMD_VERB_DECL(broker_stop);
 CMD_VERB_DECL(broker_status);
 extern const char cmd_broker_about[];
+/* The directory brokers live under: the broker.dir setting, else the
+ * runtime directory's (svc_broker_base). Owned, or NULL with *err set. */
+char *cmd_broker_base(struct te_ctx *ctx, struct te_err *err);
 /* Start TASK's broker on E (under the task's lock) and print its socket
  * on OUT (cmd/broker.c; also up --broker, on stderr under --json). */
 int cmd_broker_start_task(struct te_ctx *ctx, struct engine *e, const char *task, FILE *out,

@@ -305,11 +305,16 @@ static int run(struct te_ctx *ctx, struct up_opts *o, struct te_err *err)
 	struct svc_up_opts uo;
 	struct svc_up_failure failure = {.exit_code = -1};
 	struct state_task t = {0};
+	te_autofree char *broker_base = NULL;
 	int rc = -1;
 
 	if (!task || svc_up_opts_init(&uo, cmd_get_settings(ctx, err), err) < 0)
 		return -1;
 	uo.failure = &failure;
+	broker_base = cmd_broker_base(ctx, err);
+	if (!broker_base)
+		return -1;
+	uo.broker_base = broker_base;
 	project = cmd_compose_load(ctx, &o->compose, "up", task, err);
 	if (!project || apply_scale(project, o->scale, err) < 0 ||
 	    cmd_compose_allow(ctx, &o->compose, project, err) < 0) {

@@ -1,5 +1,7 @@
 #include "services/contract/contract.h"
 #include "services/lifecycle/reskind.h"
+#include "services/lifecycle/broker.h"
+#include "services/model/compose.h"
 #include "services/contract/git.h"
 #include "services/contract/snapshot.h"
 #include "services/contract/worktree.h"
@@ -551,7 +553,37 @@ static bool no_new_privs(const cJSON *hc)
 	return false;
 }
 
-static cJSON *user_json(const char *name, const cJSON *insp, const cJSON *img)
+/* Which engine access the container has (docs/broker.md): the task's
+ * broker bound from BROKER_DIR (its realpath, or NULL), the engine's own
+ * socket (ABSENT: the paths that must not be exposed), or none. Owned. */
+static char *engine_access(const cJSON *insp, const char *broker_dir, char *const *absent)
+{
+	const cJSON *m;
+	bool full = false;
+	char *broker = NULL;
+
+	cJSON_ArrayForEach (m, cJSON_GetObjectItem(insp, "Mounts")) {
+		const char *src = svc_json_str(m, "Source", NULL),
+			   *dst = svc_json_str(m, "Destination", NULL);
+
+		if (strcmp(svc_json_str(m, "Type", NULL), "bind") != 0)
+			continue;
+		if (broker_dir && strcmp(src, broker_dir) == 0 && strcmp(dst, SVC_BROKER_TARGET) == 0 &&
+		    !broker)
+			broker =
+			    xasprintf("broker (task-scoped) at unix://%s/%s (in the container unix://%s/%s)",
+				      broker_dir, SVC_BROKER_SOCKET, SVC_BROKER_TARGET, SVC_BROKER_SOCKET);
+		for (size_t i = 0; absent && absent[i]; i++)
+			full = full || svc_path_exposes(src, absent[i]);
+	}
+	if (full) {
+		free(broker);
+		return xstrdup("engine socket (full)");
+	}
+	return broker ? broker : xstrdup("none");
+}
+
+static cJSON *user_json(const char *name, const cJSON *insp, const cJSON *img, const char *access)
 {
 	const cJSON *hc = cJSON_GetObjectItem(insp, "HostConfig");
 	const char *user = svc_json_str(insp, "Config", "User");
@@ -564,6 +596,7 @@ static cJSON *user_json(const char *name, const cJSON *insp, const cJSON *img)
 	cJSON_AddItemToObject(o, "cap_drop", strings_of(cJSON_GetObjectItem(hc, "CapDrop")));
 	cJSON_AddBoolToObject(o, "privileged", cJSON_IsTrue(cJSON_GetObjectItem(hc, "Privileged")));
 	cJSON_AddBoolToObject(o, "no_new_privileges", no_new_privs(hc));
+	cJSON_AddStringToObject(o, "engine_access", access);
 	return o;
 }
 
@@ -587,14 +620,20 @@ static cJSON *policy_exceptions(struct ledger *l, const char *task)
 static cJSON *identity_json(const struct svc_snapshot *s, struct ledger *l)
 {
 	cJSON *o = cJSON_CreateObject(), *users = cJSON_CreateArray();
+	te_autofree char *dir = svc_broker_dir_of(l, s->task);
+	te_autofree char *real = dir ? realpath(dir, NULL) : NULL;
+	te_autostrv char **absent = svc_contract_absent_paths(s->row.engine);
 	const cJSON *c;
 
 	cJSON_ArrayForEach (c, s->containers) {
 		const cJSON *insp = cJSON_GetObjectItem(c, "inspect");
+		te_autofree char *access = NULL;
 
-		if (insp)
-			cJSON_AddItemToArray(
-			    users, user_json(row_of(s, c)->name, insp, cJSON_GetObjectItem(c, "image")));
+		if (!insp)
+			continue;
+		access = engine_access(insp, real ? real : dir, absent);
+		cJSON_AddItemToArray(
+		    users, user_json(row_of(s, c)->name, insp, cJSON_GetObjectItem(c, "image"), access));
 	}
 	cJSON_AddItemToObject(o, "users", users);
 	cJSON_AddItemToObject(o, "credentials", credentials_json(s));
@@ -602,7 +641,8 @@ static cJSON *identity_json(const struct svc_snapshot *s, struct ledger *l)
 	cJSON_AddItemToObject(o, "policy_exceptions", policy_exceptions(l, s->task));
 	cJSON_AddStringToObject(o, "evidence",
 				"GET /containers/{id}/json .Config.User, .HostConfig.CapAdd, "
-				".CapDrop, .Privileged, .SecurityOpt");
+				".CapDrop, .Privileged, .SecurityOpt, .Mounts (engine access); the "
+				"ledger's broker row");
 	return o;
 }
 

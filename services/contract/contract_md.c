@@ -139,6 +139,9 @@ static void identity_md(struct te_buf *b, const cJSON *i)
 			    s_or(c, "user", ""), add, drop, cJSON_IsTrue(get(c, "privileged")) ? "yes" : "no",
 			    cJSON_IsTrue(get(c, "no_new_privileges")) ? "yes" : "no");
 	}
+	te_buf_adds(b, "\nEngine access:");
+	cJSON_ArrayForEach (c, get(i, "users"))
+		te_buf_addf(b, " %s %s;", s_or(c, "container", ""), s_or(c, "engine_access", "none"));
 	te_buf_addf(b, "\nCredentials: %d. Policy exceptions: %d.\n\n",
 		    cJSON_GetArraySize(get(i, "credentials")),
 		    cJSON_GetArraySize(get(i, "policy_exceptions")));

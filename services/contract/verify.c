@@ -610,7 +610,8 @@ int svc_verify(struct engine *e, struct ledger *l, const char *task, cJSON **out
 		check_ports(&v);
 		check_mounts(&v);
 		svc_verify_hostconfig(&v);
-		if (check_inside(&v, err) == 0 && check_cross_task(&v, err) == 0) {
+		if (check_inside(&v, err) == 0 && svc_verify_broker(&v, err) == 0 &&
+		    check_cross_task(&v, err) == 0) {
 			check_egress(&v);
 			check_credentials(&v, l);
 			check_server_objects(&v, l);

@@ -29,4 +29,9 @@ const char *svc_verify_name_of(const cJSON *obj);
 /* The hostconfig check of every live container (verify_host.c). */
 void svc_verify_hostconfig(struct verify *v);
 
+struct te_err;
+/* The broker probes from inside every running container the task's broker
+ * directory is bound into (verify_broker.c); -1 when the engine is gone. */
+int svc_verify_broker(struct verify *v, struct te_err *err);
+
 #endif

@@ -142,6 +142,7 @@ void gate_release(struct gate *g)
 	te_strv_free(g->sockets);
 	te_strv_free(g->shared_images);
 	te_strv_free(g->own_dirs);
+	free(g->broker_dir);
 	memset(g, 0, sizeof(*g));
 }
 

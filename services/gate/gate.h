@@ -51,6 +51,10 @@ struct gate {
 	char **sockets;	      /* owned: engine sockets taskenv knows of (besides the default paths) */
 	char **shared_images; /* owned: the trusted image table of the shared servers */
 	char **own_dirs;      /* owned: directories taskenv itself writes for the task (secret files) */
+	/* owned or NULL: the task's broker directory (taskenv made it; its
+	 * socket serves this task only): a bind of exactly it is no engine
+	 * socket (x-taskenv.engine: broker) */
+	char *broker_dir;
 	const struct svc_plan *plan; /* borrowed or NULL: where each field came from */
 	gate_lookup_fn lookup;	     /* NULL: no engine (check): rules needing one are left to up */
 	void *lookup_ctx;

@@ -184,6 +184,12 @@ int gate_host_path(struct gate *g, const struct gate_at *at, const char *key, co
 	if (zone_file(as_written, read_only))
 		return 0;
 	real = gate_resolve(as_written);
+	if (g->broker_dir) {
+		te_autofree char *broker = gate_resolve(g->broker_dir);
+
+		if (strcmp(real, broker) == 0)
+			return 0;
+	}
 	cred = cred_hit(home, real);
 	sock = is_socket_path(g, real);
 	if (sock)

@@ -11,6 +11,7 @@
 #include "services/lifecycle/shared.h"
 #include "services/lifecycle/retain.h"
 #include "services/lifecycle/files.h"
+#include "services/lifecycle/broker.h"
 #include "services/lifecycle/identity.h"
 #include "services/lifecycle/lock.h"
 #include "state/secrets.h"
@@ -333,6 +334,8 @@ static struct gate *gate_for_up(struct up *u, const struct svc_project *project)
 	g->boundary = gate_project_boundary(project);
 	te_strv_free(g->own_dirs);
 	g->own_dirs = u->plan->files_dir ? te_strv_push(NULL, xstrdup(u->plan->files_dir)) : NULL;
+	free(g->broker_dir);
+	g->broker_dir = u->plan->broker_dir ? xstrdup(u->plan->broker_dir) : NULL;
 	g->plan = u->plan;
 	u->plan->public_ports = gate_granted(g, "public-port");
 	return g;
@@ -445,6 +448,41 @@ static int same_project(struct up *u, const struct svc_project *project, struct 
 	return rc;
 }
 
+/* A service with x-taskenv.engine: broker: the task's broker runs before
+ * any container is created, so the directory bound into it exists. */
+static int start_broker(struct up *u, struct te_err *err)
+{
+	struct svc_broker_info info;
+
+	if (!u->plan->broker_dir)
+		return 0;
+	if (svc_broker_start(u->l, u->e, u->plan->task, u->opts->broker_base, &info, err) < 0)
+		return te_err_prefix(err, "x-taskenv.engine: broker: ");
+	up_step(u, "broker", info.socket, "running");
+	return 0;
+}
+
+/* The task's broker directory when a service of PLAN has
+ * x-taskenv.engine: broker (plan->broker_dir), else nothing. */
+static int plan_broker(struct up *u, const struct svc_project *p, struct te_err *err)
+{
+	const struct svc_service *s = NULL;
+
+	(void)p;
+	for (size_t i = 0; i < u->plan->n_containers && !s; i++)
+		if (u->plan->containers[i].svc->engine_broker)
+			s = u->plan->containers[i].svc;
+	if (!s)
+		return 0;
+	if (!u->opts->broker_base)
+		return te_err_set(err, TE_E_USAGE,
+				  "%s:%d:%d: services.%s.x-taskenv.engine: no broker directory",
+				  s->engine_loc.file, s->engine_loc.line, s->engine_loc.col, s->name);
+	u->plan->broker_dir =
+	    svc_broker_dir_path(u->opts->broker_base, state_ledger_id(u->l), u->plan->task, err);
+	return u->plan->broker_dir ? 0 : -1;
+}
+
 static int up_run(struct up *u, const struct svc_project *project, struct te_err *err)
 {
 	te_autofree char *files = files_json(project);
@@ -463,7 +501,7 @@ static int up_run(struct up *u, const struct svc_project *project, struct te_err
 		return -1;
 	}
 	if (up_build_all(u, err) < 0 || svc_files_write(u->plan, err) < 0 || up_reserve_ports(u, err) < 0 ||
-	    up_reserve_subnets(u, err) < 0 || create_all(u, err) < 0) {
+	    up_reserve_subnets(u, err) < 0 || start_broker(u, err) < 0 || create_all(u, err) < 0) {
 		fail_after(u, err);
 		return -1;
 	}
@@ -495,7 +533,7 @@ int svc_up(struct engine *e, struct ledger *l, const struct svc_project *project
 	if (!u.plan)
 		return -1;
 	u.plan->files_dir = svc_files_dir(l, task);
-	if (policy_gate(&u, project, err) < 0) {
+	if (plan_broker(&u, project, err) < 0 || policy_gate(&u, project, err) < 0) {
 		svc_guard(e, l)->plan = NULL;
 		up_release(&u);
 		return -1;

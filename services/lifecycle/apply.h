@@ -52,6 +52,11 @@ struct svc_up_opts {
 	char *const *services;		/* up SERVICE...: only these (and their dependencies); NULL: all */
 	bool no_deps;			/* with services: not their dependencies */
 	struct svc_up_failure *failure; /* caller-owned, filled on failure; or NULL */
+	/* Where brokers live (broker.dir, svc_broker_base; borrowed): a service
+	 * with x-taskenv.engine: broker makes up start the task's broker
+	 * before any container and bind its directory. NULL: such a service
+	 * is refused. */
+	const char *broker_base;
 };
 
 /* Zeroes OPTS and fills the port range, the wait timeout, the subnet

@@ -75,6 +75,16 @@ static int record_detail(struct up *u, const struct svc_plan_container *c, long 
 		cJSON_AddBoolToObject(o, "read_only", m->read_only);
 		cJSON_AddItemToArray(a, o);
 	}
+	if (c->svc->engine_broker && u->plan->broker_dir) {
+		cJSON *o = cJSON_CreateObject();
+
+		cJSON_AddStringToObject(o, "type", "bind");
+		cJSON_AddStringToObject(o, "source", u->plan->broker_dir);
+		cJSON_AddStringToObject(o, "target", SVC_BROKER_TARGET);
+		cJSON_AddBoolToObject(o, "read_only", true);
+		cJSON_AddBoolToObject(o, "broker", true); /* x-taskenv.engine: broker */
+		cJSON_AddItemToArray(a, o);
+	}
 	/* The judged HostConfig fields of the body this container is (or was)
 	 * created from, for verify's "hostconfig" check. */
 	{

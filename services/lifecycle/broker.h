@@ -59,6 +59,13 @@ int svc_broker_serve(struct ledger *l, struct engine *e, const char *task, volat
 bool svc_broker_proc_alive(const char *engine_id);
 int svc_broker_proc_stop(const char *socket, const char *engine_id, struct te_err *err);
 
+/* The directory of TASK's broker socket as its live ledger row names it
+ * (taskenv made it: the x-taskenv.engine: broker bind), or NULL. Owned. */
+char *svc_broker_dir_of(struct ledger *l, const char *task);
+/* The directory TASK's broker socket lives in under BASE (as
+ * svc_broker_socket_path). Owned; NULL with *err. */
+char *svc_broker_dir_path(const char *base, const char *ledger_id, const char *task, struct te_err *err);
+
 /* The "TASKENV_DOCKER_HOST=unix://..." line of TASK's running broker
  * appended to *V (te_strv_push), or nothing when it has none. */
 int svc_broker_env(struct ledger *l, const char *task, char ***v, struct te_err *err);

@@ -3,6 +3,7 @@
 #include "services/lifecycle/broker.h"
 #include "services/lifecycle/broker_int.h"
 #include "services/lifecycle/reskind.h"
+#include "services/model/compose.h"
 #include "engine/engine.h"
 #include "state/ledger.h"
 #include "state/owner.h"
@@ -51,7 +52,7 @@ char *svc_broker_socket_path(const char *base, const char *ledger_id, const char
 		return te_err_set(err, TE_E_FAIL, "sha256 failed"), NULL;
 	for (int i = 0; i < 6; i++)
 		snprintf(hex + 2 * i, 3, "%02x", md[i]);
-	path = xasprintf("%s/%s/docker.sock", base, hex);
+	path = xasprintf("%s/%s/" SVC_BROKER_SOCKET, base, hex);
 	if (strlen(path) > SUN_PATH_MAX) {
 		te_err_set(err, TE_E_USAGE,
 			   "broker socket '%s' is %zu bytes, over the %zu a UNIX socket address holds; "
@@ -60,6 +61,15 @@ char *svc_broker_socket_path(const char *base, const char *ledger_id, const char
 		free(path);
 		return NULL;
 	}
+	return path;
+}
+
+char *svc_broker_dir_path(const char *base, const char *ledger_id, const char *task, struct te_err *err)
+{
+	char *path = svc_broker_socket_path(base, ledger_id, task, err);
+
+	if (path)
+		*strrchr(path, '/') = '\0';
 	return path;
 }
 
@@ -127,7 +137,7 @@ static int own_dir(const char *dir, mode_t mode, struct te_err *err)
 	if (!S_ISDIR(st.st_mode) || st.st_uid != geteuid())
 		return te_err_set(err, TE_E_IO, "broker directory '%s' is not a directory of uid %u", dir,
 				  (unsigned)geteuid());
-	if ((st.st_mode & 077) && chmod(dir, mode) < 0)
+	if ((st.st_mode & 0777) != mode && chmod(dir, mode) < 0)
 		return te_err_set(err, TE_E_IO, "broker directory '%s': chmod: %s", dir, strerror(errno));
 	return 0;
 }
@@ -165,7 +175,11 @@ int svc_broker_listen(const char *socket_path, struct te_err *err)
 				return -1;
 		}
 	}
-	if (own_dir(dir, 0700, err) < 0)
+	/* The base is the host user's alone; the task's directory below it
+	 * and the socket let in whoever reaches them: only a container the
+	 * directory is bound into (x-taskenv.engine: broker), whatever its
+	 * user. */
+	if (own_dir(dir, 0711, err) < 0)
 		return -1;
 	if (lstat(socket_path, &st) == 0) {
 		if (!S_ISSOCK(st.st_mode))
@@ -178,7 +192,7 @@ int svc_broker_listen(const char *socket_path, struct te_err *err)
 	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	if (fd < 0)
 		return te_err_set(err, TE_E_IO, "socket: %s", strerror(errno));
-	if (bind(fd, (struct sockaddr *)&a, sizeof(a)) < 0 || chmod(socket_path, 0600) < 0 ||
+	if (bind(fd, (struct sockaddr *)&a, sizeof(a)) < 0 || chmod(socket_path, 0666) < 0 ||
 	    listen(fd, 128) < 0) {
 		te_err_set(err, TE_E_IO, "broker socket '%s': %s", socket_path, strerror(errno));
 		close(fd);
@@ -249,6 +263,18 @@ int svc_broker_status(struct ledger *l, const char *task, struct svc_broker_info
 	}
 	state_resources_free(rows, n);
 	return 0;
+}
+
+char *svc_broker_dir_of(struct ledger *l, const char *task)
+{
+	struct svc_broker_info info;
+	struct te_err ignored = {0};
+	char *slash;
+
+	if (svc_broker_status(l, task, &info, &ignored) < 0 || !info.socket[0])
+		return NULL;
+	slash = strrchr(info.socket, '/');
+	return slash ? xstrndup(info.socket, (size_t)(slash - info.socket)) : NULL;
 }
 
 int svc_broker_env(struct ledger *l, const char *task, char ***v, struct te_err *err)

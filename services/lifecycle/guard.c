@@ -2,6 +2,7 @@
  * the verbs that act on one. */
 #include "services/lifecycle/guard.h"
 #include "services/lifecycle/build.h"
+#include "services/lifecycle/broker.h"
 #include "services/gate/gate.h"
 #include "services/model/plan.h"
 #include "drivers/driver.h"
@@ -165,6 +166,8 @@ int svc_guard_task(struct engine *e, struct ledger *l, const char *task, struct 
 	g->task = xstrdup(task);
 	te_strv_free(g->granted);
 	g->granted = l ? recorded_allow(l, task) : NULL;
+	free(g->broker_dir);
+	g->broker_dir = l ? svc_broker_dir_of(l, task) : NULL;
 	if (l && state_task_get(l, task, &t, &ignored) == 0 && t.project_dir) {
 		free(g->boundary);
 		g->boundary = boundary_of(t.project_dir);

@@ -1,4 +1,5 @@
 #include "services/lifecycle/ops.h"
+#include "services/lifecycle/broker.h"
 #include "services/lifecycle/allowed.h"
 #include "services/lifecycle/reskind.h"
 #include "services/lifecycle/inuse.h"
@@ -337,6 +338,9 @@ static int load_task_project(struct run *r, struct te_err *err)
 		r->own_plan->files_dir = svc_files_dir(r->l, r->task);
 		te_strv_free(g->own_dirs);
 		g->own_dirs = te_strv_push(NULL, xstrdup(r->own_plan->files_dir));
+		r->own_plan->broker_dir = svc_broker_dir_of(r->l, r->task);
+		free(g->broker_dir);
+		g->broker_dir = r->own_plan->broker_dir ? xstrdup(r->own_plan->broker_dir) : NULL;
 	}
 	return r->plan ? 0 : -1;
 }

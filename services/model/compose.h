@@ -136,6 +136,11 @@ struct svc_reset {
 	char *entry;
 };
 
+/* Where x-taskenv.engine: broker puts the task's broker directory in the
+ * container, and the socket's name in it (DOCKER_HOST=unix://TARGET/SOCKET). */
+#define SVC_BROKER_TARGET "/run/taskenv"
+#define SVC_BROKER_SOCKET "docker.sock"
+
 /* One service. Its Compose keys are the members keys.h declares (one row
  * each: image, command, environment/n_environment, ports/n_ports, ...);
  * the members here are the ones no key fills directly. */
@@ -157,6 +162,10 @@ struct svc_service {
 	enum { SVC_SERVICE_MERGE, SVC_SERVICE_REPLACE, SVC_SERVICE_DROP } replace;
 	struct svc_kv *inject; /* x-taskenv.env: VAR -> "<resource key>.<field>" */
 	size_t n_inject;
+	/* x-taskenv.engine: broker: the task's broker directory is bound at
+	 * SVC_BROKER_TARGET and DOCKER_HOST names its socket (docs/broker.md). */
+	bool engine_broker;
+	struct svc_loc engine_loc; /* where engine: was written (line 0: not written) */
 	/* Every env_file read for the service: KEY the path as the loader
 	 * opened it, VALUE NULL (the gate judges the host paths taskenv reads). */
 	struct svc_kv *env_paths;

@@ -620,6 +620,10 @@ void svc_service_merge(struct svc_service *d, struct svc_service *s)
 			d->key_loc[k->id] = s->key_loc[k->id];
 	}
 	svc_merge_kv(&d->inject, &d->n_inject, &s->inject, &s->n_inject);
+	if (s->engine_loc.line) {
+		d->engine_broker = s->engine_broker;
+		d->engine_loc = s->engine_loc;
+	}
 	svc_merge_kv(&d->env_paths, &d->n_env_paths, &s->env_paths, &s->n_env_paths);
 }
 

@@ -314,6 +314,7 @@ void svc_plan_free(struct svc_plan *plan)
 	free(plan->task);
 	free(plan->ledger_id);
 	free(plan->files_dir);
+	free(plan->broker_dir);
 	te_strv_free(plan->links);
 	free(plan);
 }

@@ -59,6 +59,8 @@ struct svc_plan {
 	char **links;	   /* every service's links ("SERVICE[:ALIAS]"), owned, NULL-terminated or NULL */
 	char *files_dir;   /* where secret/config files taken from the environment or content are
 			    * written (owned, set by the caller, NULL = none); see svc_plan_file_source */
+	char *broker_dir;  /* the task's broker directory, bound into services with
+			    * x-taskenv.engine: broker (owned, set by the caller, NULL = none) */
 	bool public_ports; /* the trusted side granted public-port: a host ip other than loopback
 			    * is published as written; else on SVC_HOST_IP (set by the caller) */
 };

@@ -330,6 +330,31 @@ static void add_file_mounts(cJSON *hc, const struct svc_plan *plan, const struct
 	}
 }
 
+/* x-taskenv.engine: broker: the task's broker directory (taskenv made it,
+ * the plan's caller names it) read-only at SVC_BROKER_TARGET, and
+ * DOCKER_HOST its socket, over any the file set. The directory, not the
+ * socket: a restarted broker's new socket appears in it. */
+static void add_broker(cJSON *b, cJSON *hc, const struct svc_plan *plan, const struct svc_service *s)
+{
+	cJSON *binds = cJSON_GetObjectItemCaseSensitive(hc, "Binds");
+	cJSON *env = cJSON_GetObjectItemCaseSensitive(b, "Env");
+	te_autofree char *bind = NULL;
+	cJSON *it, *next;
+
+	if (!s->engine_broker)
+		return;
+	bind = xasprintf("%s:%s:ro", plan->broker_dir ? plan->broker_dir : "/nonexistent/taskenv-broker",
+			 SVC_BROKER_TARGET);
+	cJSON_AddItemToArray(binds, cJSON_CreateString(bind));
+	for (it = env ? env->child : NULL; it; it = next) {
+		next = it->next;
+		if (strncmp(it->valuestring, "DOCKER_HOST=", 12) == 0)
+			cJSON_Delete(cJSON_DetachItemViaPointer(env, it));
+	}
+	cJSON_AddItemToArray(
+	    env, cJSON_CreateString("DOCKER_HOST=unix://" SVC_BROKER_TARGET "/" SVC_BROKER_SOCKET));
+}
+
 static void add_ulimits(cJSON *hc, const struct svc_service *s)
 {
 	cJSON *a;
@@ -595,6 +620,7 @@ cJSON *svc_plan_container_body(const struct svc_plan *plan, const struct svc_pla
 	add_ports(b, hc, s, host_ports, plan->public_ports);
 	add_mounts(b, hc, plan, s);
 	add_file_mounts(hc, plan, s);
+	add_broker(b, hc, plan, s);
 	add_ulimits(hc, s);
 	add_limits(hc, s);
 	add_security(hc, s);

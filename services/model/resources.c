@@ -55,7 +55,8 @@ static const struct svc_yaml_key resource_keys[] = {
     SVC_KEY_LOAD("template"),  SVC_KEY_LOAD("container_host"), SVC_KEY_LOAD("image"),
     SVC_KEY_LOAD("amqp_port"), SVC_KEY_LOAD("buckets"),	       {NULL, 0, NULL},
 };
-static const struct svc_yaml_key service_keys[] = {SVC_KEY_LOAD("env"), {NULL, 0, NULL}};
+static const struct svc_yaml_key service_keys[] = {
+    SVC_KEY_LOAD("env"), SVC_KEY_LOAD("engine"), {NULL, 0, NULL}};
 static const struct svc_yaml_key template_keys[] = {
     SVC_KEY_LOAD("migrate"), SVC_KEY_LOAD("inputs"), {NULL, 0, NULL}};
 static const struct svc_yaml_key migrate_keys[] = {
@@ -326,6 +327,22 @@ static int load_inject(struct svc_yaml *y, const struct svc_project *p, struct s
 	return 0;
 }
 
+/* engine: broker (the task's Engine API broker mounted, DOCKER_HOST set)
+ * or none (the default, so a later file can take it back). */
+static int load_engine(struct svc_yaml *y, struct svc_service *s, yaml_node_t *n, const char *path)
+{
+	te_autofree char *v = NULL;
+
+	if (svc_yaml_string(y, n, path, &v) < 0)
+		return -1;
+	if (!v || (strcmp(v, "broker") != 0 && strcmp(v, "none") != 0))
+		return svc_yaml_err(y, n, "%s: '%s' is not an engine access taskenv gives (broker, none)",
+				    path, v ? v : "");
+	s->engine_broker = strcmp(v, "broker") == 0;
+	s->engine_loc = svc_yaml_loc(y, n);
+	return 0;
+}
+
 int svc_resources_load_service(struct svc_yaml *y, const struct svc_project *p, struct svc_service *s,
 			       yaml_node_t *n, const char *path)
 {
@@ -336,8 +353,12 @@ int svc_resources_load_service(struct svc_yaml *y, const struct svc_project *p, 
 	for (size_t i = 0; i < v.n; i++) {
 		te_autofree char *sub = xasprintf("%s.%s", path, v.v[i].name);
 
-		if (load_inject(y, p, s, v.v[i].val, sub) < 0)
+		if (strcmp(v.v[i].name, "engine") == 0) {
+			if (load_engine(y, s, v.v[i].val, sub) < 0)
+				return -1;
+		} else if (load_inject(y, p, s, v.v[i].val, sub) < 0) {
 			return -1;
+		}
 	}
 	return 0;
 }
