@@ -252,6 +252,77 @@ test_broker_lifecycle() {
 	rm -rf "$d" "$d2"
 }
 
+# inside ARGS...: run in brk-i-agent-1, through the engine itself.
+inside() { DOCKER_CONFIG="$WORK/docker-config" timeout 60 docker -H "unix://$SOCK" exec brk-i-agent-1 "$@"; }
+
+# Acceptance 3: a service with x-taskenv: {engine: broker} as a non-root
+# user: up starts the broker before it and binds its directory; inside,
+# the real docker CLI (the host's /usr/bin/docker, bound read-only through a
+# trusted --allow path:) and curl see the task's containers only, another
+# task's container is refused, the engine's socket is not there; contract
+# says so, verify passes its probes; down leaves nothing.
+test_broker_in_container() {
+	local d dother dir out id
+	dother=$(broker_up brk-o)
+	d=$(mktemp -d "$WORK/proj.XXXX")
+	cat >"$d/compose.yaml" <<'YAML'
+services:
+  web:
+    image: taskenv-test/busybox:1
+    command: ["sleep", "3600"]
+    stop_grace_period: 1s
+  agent:
+    image: taskenv-example/postgres:15
+    entrypoint: ["sleep", "3600"]
+    user: "1000:1000"
+    stop_grace_period: 1s
+    environment: {DOCKER_HOST: "unix:///file/chose/this.sock", DOCKER_CONFIG: /tmp/dc}
+    volumes: ["/usr/bin/docker:/usr/local/bin/docker:ro"]
+    x-taskenv: {engine: broker}
+YAML
+	# Without the trusted path the CLI binary is refused, and nothing runs.
+	expect_exit 1 sh -c "cd '$d' && '$TASKENV' up -t brk-i"
+	assert_contains "$OUT" "/usr/bin/docker"
+	(cd "$d" && te up -t brk-i --allow path:/usr/bin/docker >"$d/up.log" 2>&1) || { cat "$d/up.log" >&2; fail "up brk-i"; }
+	te broker status -t brk-i >/dev/null || fail "up did not start the broker for engine: broker"
+	dir=$(dirname "$(broker_sock brk-i)")
+	assert_eq "$(stat -c %a "$dir")" "711"
+	assert_eq "$(stat -c %a "$(dirname "$dir")")" "700"
+	assert_eq "$(inside id -u)" "1000"
+	assert_eq "$(inside printenv DOCKER_HOST)" "unix:///run/taskenv/docker.sock"
+	# The real docker CLI, through the broker: the task's containers only.
+	out=$(inside docker ps -a --format '{{.Names}}' | sort | tr '\n' ' ')
+	assert_eq "$out" "brk-i-agent-1 brk-i-web-1 "
+	out=$(inside curl -sS --unix-socket /run/taskenv/docker.sock 'http://b/containers/json?all=1' |
+		jq -r '.[].Names[0]' | sort | tr '\n' ' ')
+	assert_eq "$out" "/brk-i-agent-1 /brk-i-web-1 "
+	id=$(cid brk-o-web-1)
+	expect_exit 1 inside docker inspect "$id"
+	assert_not_contains "$OUT" "brk-o"
+	expect_exit 125 inside docker run --rm --privileged taskenv-test/busybox:1 true
+	assert_contains "$OUT" "privileged"
+	# Its own restart re-judges the bind (the broker directory stays trusted).
+	inside docker restart brk-i-web-1 >/dev/null
+	# No engine socket inside: the usual paths, nor the engine's own.
+	out=$(inside sh -c "for p in /var/run/docker.sock /run/docker.sock /run/podman/podman.sock '$SOCK'; do [ -e \"\$p\" ] && echo \"\$p\"; done; true")
+	assert_eq "$out" ""
+	out=$(te contract -t brk-i --format json)
+	assert_contains "$(jq -r '.identity.users[] | select(.container == "brk-i-agent-1") | .engine_access' <<<"$out")" "broker (task-scoped) at unix://$dir/docker.sock"
+	assert_eq "$(jq -r '.identity.users[] | select(.container == "brk-i-web-1") | .engine_access' <<<"$out")" "none"
+	out=$(te verify -t brk-i) || fail "verify failed: $out"
+	assert_contains "$out" "PASS  engine-broker brk-i-agent-1: the broker answers inside and lists 2 container(s)"
+	assert_contains "$out" "PASS  engine-broker brk-i-agent-1: another task's container inspected by full ID: refused"
+	assert_contains "$out" "PASS  engine-broker brk-i-agent-1: a privileged container created through the broker: refused"
+	assert_contains "$out" "PASS  engine-socket brk-i-agent-1"
+	assert_not_contains "$out" "FAIL"
+	te down -t brk-i >/dev/null
+	[ ! -e "$dir" ] || fail "down left the broker directory $dir"
+	assert_no_trace brk-i
+	te down -t brk-o >/dev/null
+	assert_no_trace brk-o
+	rm -rf "$d" "$dother"
+}
+
 # Acceptance 4: the malformed-request suite (broker/malformed.py: oversized
 # headers 431, body 413, bad chunking 400, a chunked body forwarded,
 # pipelining, path tricks, 64 concurrent clients, 64 stalled ones, one that
