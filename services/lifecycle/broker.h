@@ -44,6 +44,10 @@ int svc_broker_start(struct ledger *l, struct engine *e, const char *task, const
  * process if it is still that process, the socket and its directory
  * removed, the row marked removed. *stopped counts them (may be NULL). */
 int svc_broker_stop(struct ledger *l, const char *task, int *stopped, struct te_err *err);
+/* The directories of TASK's brokers that no longer run (every row, the
+ * removed ones too) removed when empty: down, once nothing is left that
+ * binds them. */
+void svc_broker_release(struct ledger *l, const char *task);
 /* What TASK's broker row says and whether its process runs. */
 int svc_broker_status(struct ledger *l, const char *task, struct svc_broker_info *info, struct te_err *err);
 

@@ -97,12 +97,16 @@ enum MHD_Result brk_create(struct MHD_Connection *c, struct brk *b, struct engin
 
 /* ---- the process (broker_proc.c) ---- */
 
-/* Listen on SOCKET: its directory made 0700 (or checked: ours, not a
- * symlink, no access for group or others), a stale socket file (nobody
+/* Listen on SOCKET: the base above its directory made 0700 (or checked:
+ * ours, not a symlink), its directory 0711 and the socket 0666 (the base
+ * keeps the host's other users out; a container the directory is bound
+ * into gets in whatever its user), a stale socket file (nobody
  * answers on it) removed, a live one refused (TE_E_CONFLICT). Returns the
  * listening fd or -1. */
 int svc_broker_listen(const char *socket, struct te_err *err);
-/* Remove SOCKET (only if it is a socket) and its directory. */
+/* Remove SOCKET (only if it is a socket). Its directory stays: containers
+ * bind it (x-taskenv.engine: broker), and a restarted broker's socket
+ * appears in it; svc_broker_release removes it at down. */
 void svc_broker_unlink(const char *socket);
 
 #endif

@@ -114,15 +114,9 @@ int svc_broker_proc_stop(const char *socket, const char *engine_id, struct te_er
 void svc_broker_unlink(const char *socket)
 {
 	struct stat st;
-	te_autofree char *dir = xstrdup(socket);
-	char *slash = strrchr(dir, '/');
 
 	if (lstat(socket, &st) == 0 && S_ISSOCK(st.st_mode))
 		unlink(socket);
-	if (slash) {
-		*slash = '\0';
-		rmdir(dir); /* only when empty */
-	}
 }
 
 /* DIR exists as a directory of ours that nobody else may enter, or is made so. */
@@ -218,6 +212,26 @@ static int broker_rows(struct ledger *l, const char *task, struct state_resource
 static bool is_broker(const struct state_resource *r)
 {
 	return strcmp(r->kind, kind()) == 0;
+}
+
+void svc_broker_release(struct ledger *l, const char *task)
+{
+	struct state_resource *rows = NULL;
+	struct te_err ignored = {0};
+	size_t n = 0;
+
+	if (state_resource_list(l, task, true, &rows, &n, &ignored) < 0)
+		return;
+	for (size_t i = 0; i < n; i++) {
+		char *slash = strrchr(rows[i].name, '/');
+
+		if (!is_broker(&rows[i]) || !slash || svc_broker_proc_alive(rows[i].engine_id))
+			continue;
+		svc_broker_unlink(rows[i].name);
+		*slash = '\0';
+		rmdir(rows[i].name); /* only when empty */
+	}
+	state_resources_free(rows, n);
 }
 
 int svc_broker_stop(struct ledger *l, const char *task, int *stopped, struct te_err *err)

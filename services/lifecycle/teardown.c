@@ -1,5 +1,6 @@
 #include "services/lifecycle/guard.h"
 #include "services/lifecycle/teardown.h"
+#include "services/lifecycle/broker.h"
 #include "services/lifecycle/lock.h"
 #include "services/lifecycle/reskind.h"
 #include "services/model/plan.h"
@@ -272,9 +273,11 @@ static int finish(struct down *d, struct te_err *err)
 				  "task '%s': %zu owned resource(s) remain (%s); run down again", d->task,
 				  d->res->remaining, names);
 	}
-	/* No container is left to read them: secret files go now. */
+	/* No container is left to read them: secret files go now, and the
+	 * broker's directory (x-taskenv.engine: broker binds it). */
 	if (remove_files(d, err) < 0)
 		return -1;
+	svc_broker_release(d->l, d->task);
 	if (d->res->kept || d->res->kept_images)
 		return state_task_set_status(d->l, d->task, "down", err);
 	if (state_port_release_task(d->l, d->task, err) < 0 ||

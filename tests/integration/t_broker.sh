@@ -303,6 +303,13 @@ YAML
 	assert_contains "$OUT" "privileged"
 	# Its own restart re-judges the bind (the broker directory stays trusted).
 	inside docker restart brk-i-web-1 >/dev/null
+	te restart -t brk-i agent >/dev/null
+	# A restarted broker's new socket is seen through the same bound directory.
+	te broker stop -t brk-i >/dev/null
+	[ -d "$dir" ] || fail "broker stop removed the directory containers bind"
+	expect_exit 1 inside docker ps
+	te broker start -t brk-i >/dev/null
+	assert_eq "$(inside docker ps -q | wc -l)" "2"
 	# No engine socket inside: the usual paths, nor the engine's own.
 	out=$(inside sh -c "for p in /var/run/docker.sock /run/docker.sock /run/podman/podman.sock '$SOCK'; do [ -e \"\$p\" ] && echo \"\$p\"; done; true")
 	assert_eq "$out" ""

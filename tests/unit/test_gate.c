@@ -394,6 +394,51 @@ static void test_rows(void **state)
 	}
 }
 
+/* x-taskenv.engine: broker: exactly the task's broker directory (a
+ * docker.sock inside, outside the project) is trusted; another task's,
+ * the directory above them and the engine's socket are not. */
+static void test_broker_dir(void **state)
+{
+	te_autofree char *base = xasprintf("%s-brk", dir);
+	te_autofree char *mk =
+	    xasprintf("mkdir -p '%s/b1' '%s/b2' && touch '%s/b1/docker.sock' '%s/b2/docker.sock'", base, base,
+		      base, base);
+	const struct {
+		const char *src, *want;
+	} cases[] = {
+	    {"b1", NULL},
+	    {"b1/.", NULL},
+	    {"b2", "engine-socket"},
+	    {"", "bind-outside-project"},
+	    {"/var/run/docker.sock", "engine-socket"},
+	};
+
+	(void)state;
+	assert_int_equal(system(mk), 0);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		te_autofree char *src =
+		    cases[i].src[0] == '/' ? xstrdup(cases[i].src) : xasprintf("%s/%s", base, cases[i].src);
+		te_autofree char *text = xasprintf(HC("\"Binds\":[\"%s:/run/taskenv:ro\"]"), src);
+		te_autojson cJSON *body = cJSON_Parse(text);
+		struct gate g;
+		struct te_err err = {0};
+		int rc;
+
+		gate_init(&g, NULL, true);
+		g.broker_dir = xasprintf("%s/b1", base);
+		rc = gate_judge(&g, CREATE, body, &err);
+		if (!cases[i].want && rc != 0)
+			fail_msg("broker dir '%s': refused: %s", src, err.msg);
+		if (cases[i].want &&
+		    (rc == 0 || !g.n || !g.v[0].allow || strcmp(g.v[0].allow, cases[i].want) != 0))
+			fail_msg("broker dir '%s': want %s, got rc %d (%s)", src, cases[i].want, rc, err.msg);
+		gate_release(&g);
+	}
+	free(mk);
+	mk = xasprintf("rm -rf '%s'", base);
+	assert_int_equal(system(mk), 0);
+}
+
 /* Without an engine (check), the rules that need one are left to up. */
 static void test_no_engine(void **state)
 {
@@ -514,11 +559,9 @@ static void test_exception_names(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_rows),
-	    cmocka_unit_test(test_no_engine),
-	    cmocka_unit_test(test_start_after_swap),
-	    cmocka_unit_test(test_locations),
-	    cmocka_unit_test(test_exception_names),
+	    cmocka_unit_test(test_rows),      cmocka_unit_test(test_broker_dir),
+	    cmocka_unit_test(test_no_engine), cmocka_unit_test(test_start_after_swap),
+	    cmocka_unit_test(test_locations), cmocka_unit_test(test_exception_names),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
