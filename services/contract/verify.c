@@ -278,9 +278,10 @@ static void check_mounts(struct verify *v)
 
 /* Run `sh -c SCRIPT` in CONTAINER: 0 with *out (owned, trimmed) when it
  * exited 0; 1 when the image lacks what the probe needs (no sh, exit
- * 126/127, or the script's own exit 3 for "file not there"); -1 when the
- * engine is unreachable. */
-static int probe(struct verify *v, const char *container, const char *script, char **out, struct te_err *err)
+ * 126/127, or the script's own exit 3 for "file not there"); 2 when it
+ * exited otherwise (*out its output); -1 when the engine is unreachable. */
+int svc_verify_probe(struct verify *v, const char *container, const char *script, char **out,
+		     struct te_err *err)
 {
 	char *argv[] = {"sh", "-c", (char *)script, NULL};
 	te_autobuf struct te_buf b = TE_BUF_INIT(ENGINE_PROBE_OUTPUT_MAX);
@@ -297,7 +298,7 @@ static int probe(struct verify *v, const char *container, const char *script, ch
 	while (b.len && strchr("\r\n ", b.data[b.len - 1]))
 		b.data[--b.len] = '\0';
 	*out = te_buf_detach(&b);
-	return code == 0 ? 0 : 1;
+	return code == 0 ? 0 : code == 3 || code == 126 || code == 127 ? 1 : 2;
 }
 
 static char *socket_script(const char *engine_socket)
@@ -312,7 +313,7 @@ static int check_socket(struct verify *v, const char *name, struct te_err *err)
 {
 	te_autofree char *script = socket_script(v->s.row.engine);
 	te_autofree char *out = NULL;
-	int rc = probe(v, name, script, &out, err);
+	int rc = svc_verify_probe(v, name, script, &out, err);
 
 	if (rc < 0)
 		return -1;
@@ -347,7 +348,7 @@ static int check_limit(struct verify *v, const char *name, const cJSON *hc, cons
 	const cJSON *f = cJSON_GetObjectItem(hc, field);
 	double want = cJSON_IsNumber(f) ? f->valuedouble : 0;
 	te_autofree char *subj = xasprintf("%s %s", name, what);
-	int rc = probe(v, name, script, &out, err);
+	int rc = svc_verify_probe(v, name, script, &out, err);
 
 	if (rc < 0)
 		return -1;
@@ -444,7 +445,7 @@ static int check_cross_task(struct verify *v, struct te_err *err)
 		return 0;
 	}
 	full = xasprintf("TE_ADDRS='%s'; %s", addrs, script);
-	rc = probe(v, from, full, &out, err);
+	rc = svc_verify_probe(v, from, full, &out, err);
 	if (rc < 0)
 		return -1;
 	if (rc > 0)

@@ -7,9 +7,7 @@
 #include "services/lifecycle/broker.h"
 #include "services/model/compose.h"
 #include "engine/engine.h"
-#include "engine/exec_probe.h"
 #include "state/ledger.h"
-#include "common/buf.h"
 #include "common/err.h"
 #include "common/mem.h"
 
@@ -36,26 +34,6 @@ static bool has_broker(const cJSON *insp, const char *dir)
 			return true;
 	}
 	return false;
-}
-
-/* `sh -c SCRIPT` in CONTAINER: 0 with *out (owned) on exit 0, 1 when the
- * image cannot run the probe (no sh or curl), -1 when the engine is gone. */
-static int run(struct verify *v, const char *container, const char *script, char **out, struct te_err *err)
-{
-	char *argv[] = {"sh", "-c", (char *)script, NULL};
-	te_autobuf struct te_buf b = TE_BUF_INIT(ENGINE_PROBE_OUTPUT_MAX);
-	int code = -1;
-
-	*out = NULL;
-	if (engine_exec_probe(v->e, container, argv, &code, &b, err) < 0) {
-		if (err->code == TE_E_UNREACHABLE)
-			return -1;
-		*out = xstrdup(err->msg);
-		te_err_clear(err);
-		return 1;
-	}
-	*out = te_buf_detach(&b);
-	return code == 0 ? 0 : code == 3 || code == 126 || code == 127 ? 1 : 2;
 }
 
 static bool is_task_container(const struct verify *v, const char *name)
@@ -145,7 +123,7 @@ static int probe_one(struct verify *v, const cJSON *insp, const char *other, str
 	const char *image =
 	    cJSON_GetStringValue(cJSON_GetObjectItem(cJSON_GetObjectItem(insp, "Config"), "Image"));
 	te_autofree char *out = NULL, *script = NULL;
-	int rc = run(v, name, CURL "'http://broker/containers/json?all=1'", &out, err);
+	int rc = svc_verify_probe(v, name, CURL "'http://broker/containers/json?all=1'", &out, err);
 
 	if (rc < 0)
 		return -1;
@@ -159,7 +137,7 @@ static int probe_one(struct verify *v, const cJSON *insp, const char *other, str
 		free(out);
 		script = xasprintf(CURL "-o /dev/null -w '%%{http_code}' 'http://broker/containers/%s/json'",
 				   other);
-		rc = run(v, name, script, &out, err);
+		rc = svc_verify_probe(v, name, script, &out, err);
 		if (rc < 0)
 			return -1;
 		check_refused(v, name, "another task's container inspected by full ID", rc, out);
@@ -174,7 +152,7 @@ static int probe_one(struct verify *v, const cJSON *insp, const char *other, str
 			   "-d '{\"Image\":\"%s\",\"Cmd\":[\"true\"],\"HostConfig\":{\"Privileged\":true}}' "
 			   "'http://broker/containers/create'",
 		      image);
-	rc = run(v, name, script, &out, err);
+	rc = svc_verify_probe(v, name, script, &out, err);
 	if (rc < 0)
 		return -1;
 	check_refused(v, name, "a privileged container created through the broker", rc, out);

@@ -30,6 +30,12 @@ const char *svc_verify_name_of(const cJSON *obj);
 void svc_verify_hostconfig(struct verify *v);
 
 struct te_err;
+/* Run `sh -c SCRIPT` in CONTAINER: 0 with *out (owned, trimmed) when it
+ * exited 0; 1 when the image lacks what the probe needs (no sh, exit
+ * 126/127, or the script's own exit 3); 2 when it exited otherwise (*out
+ * its output); -1 when the engine is unreachable (verify.c). */
+int svc_verify_probe(struct verify *v, const char *container, const char *script, char **out,
+		     struct te_err *err);
 /* The broker probes from inside every running container the task's broker
  * directory is bound into (verify_broker.c); -1 when the engine is gone. */
 int svc_verify_broker(struct verify *v, struct te_err *err);

@@ -60,7 +60,12 @@ test_broker_two_tasks() {
 	{ [ -n "$sa" ] && [ -S "$sa" ]; } || fail "no broker socket for brk-a: '$sa'"
 	{ [ -n "$sb" ] && [ "$sa" != "$sb" ]; } || fail "brokers share a socket: '$sa' '$sb'"
 	[ ${#sa} -lt 108 ] || fail "socket path over 107 bytes: $sa"
-	assert_eq "$(stat -c %a "$(dirname "$sa")")" "700" "(broker directory mode)"
+	# The base keeps the host's other users out; below it the task's
+	# directory and socket let in a container it is bound into.
+	assert_eq "$(stat -c %a "$(dirname "$(dirname "$sa")")")" "700" "(broker base mode)"
+	assert_eq "$(stat -c '%a %U' "$(dirname "$(dirname "$sa")")")" "700 $(id -un)" "(broker base owner)"
+	assert_eq "$(stat -c %a "$(dirname "$sa")")" "711" "(broker directory mode)"
+	assert_eq "$(stat -c %a "$sa")" "666" "(broker socket mode)"
 	assert_contains "$(te broker status -t brk-a)" "running"
 	assert_contains "$(te ps -t brk-a)" "broker"
 
