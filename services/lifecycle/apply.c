@@ -464,11 +464,10 @@ static int start_broker(struct up *u, struct te_err *err)
 
 /* The task's broker directory when a service of PLAN has
  * x-taskenv.engine: broker (plan->broker_dir), else nothing. */
-static int plan_broker(struct up *u, const struct svc_project *p, struct te_err *err)
+static int plan_broker(struct up *u, struct te_err *err)
 {
 	const struct svc_service *s = NULL;
 
-	(void)p;
 	for (size_t i = 0; i < u->plan->n_containers && !s; i++)
 		if (u->plan->containers[i].svc->engine_broker)
 			s = u->plan->containers[i].svc;
@@ -533,7 +532,7 @@ int svc_up(struct engine *e, struct ledger *l, const struct svc_project *project
 	if (!u.plan)
 		return -1;
 	u.plan->files_dir = svc_files_dir(l, task);
-	if (plan_broker(&u, project, err) < 0 || policy_gate(&u, project, err) < 0) {
+	if (plan_broker(&u, err) < 0 || policy_gate(&u, project, err) < 0) {
 		svc_guard(e, l)->plan = NULL;
 		up_release(&u);
 		return -1;
