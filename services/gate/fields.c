@@ -154,7 +154,7 @@ static bool credential_name(const char *name, size_t n)
 
 /* The host credential variable whose value VALUE carries (by name or by
  * interpolation), or NULL. Short values say nothing. */
-static char *host_credential_in(const char *value)
+char *gate_credential_in(const char *value)
 {
 	for (char **e = environ; e && *e; e++) {
 		const char *eq = strchr(*e, '=');
@@ -175,7 +175,7 @@ static void r_env(struct gate *g, const struct gate_at *at, const struct gate_fi
 	cJSON_ArrayForEach (it, v) {
 		const char *s = cJSON_GetStringValue(it);
 		const char *eq = s ? strchr(s, '=') : NULL;
-		te_autofree char *name = eq ? host_credential_in(eq + 1) : NULL;
+		te_autofree char *name = eq ? gate_credential_in(eq + 1) : NULL;
 		te_autofree char *var = eq ? xstrndup(s, (size_t)(eq - s)) : NULL;
 
 		if (name)
@@ -183,6 +183,43 @@ static void r_env(struct gate *g, const struct gate_at *at, const struct gate_fi
 				 xasprintf("'%s' passes the host's credential variable %s into the container",
 					   var, name));
 	}
+}
+
+/* Every string in V (keys of objects too) that carries a host credential:
+ * a command, a label, a working directory are as good a way out as Env. */
+void gate_credentials(struct gate *g, const struct gate_at *at, const char *key, const cJSON *v)
+{
+	const cJSON *it;
+	te_autofree char *name = NULL;
+
+	if (v && v->string)
+		name = gate_credential_in(v->string);
+	if (!name && cJSON_IsString(v))
+		name = gate_credential_in(v->valuestring);
+	if (name) {
+		gate_add(g, at, key, "host-credentials",
+			 xasprintf("%s carries the host's credential variable %s", key, name));
+		return;
+	}
+	cJSON_ArrayForEach (it, v)
+		gate_credentials(g, at, key, it);
+}
+
+/* The Config and HostConfig fields of a container body but Env (r_env
+ * names the variable): judged for host credentials. */
+static void body_credentials(struct gate *g, const struct gate_at *at, const struct gate_field *table,
+			     size_t n, const cJSON *obj)
+{
+	const cJSON *it;
+
+	cJSON_ArrayForEach (it, obj)
+		for (size_t i = 0; i < n; i++)
+			if (strcmp(table[i].name, it->string) == 0 && strcmp(it->string, "Env") != 0 &&
+			    strcmp(it->string, "HostConfig") != 0) {
+				struct gate_at a = gate_at_field(at, &table[i]);
+
+				gate_credentials(g, &a, fkey(&table[i]), it);
+			}
 }
 
 static bool loopback(const char *ip)
@@ -699,6 +736,9 @@ void gate_container_create(struct gate *g, const cJSON *body)
 	gate_fields(g, &at, config, sizeof(config) / sizeof(config[0]), "Config", body);
 	gate_fields(g, &at, host_config, sizeof(host_config) / sizeof(host_config[0]), "HostConfig",
 		    cJSON_GetObjectItemCaseSensitive(body, "HostConfig"));
+	body_credentials(g, &at, config, sizeof(config) / sizeof(config[0]), body);
+	body_credentials(g, &at, host_config, sizeof(host_config) / sizeof(host_config[0]),
+			 cJSON_GetObjectItemCaseSensitive(body, "HostConfig"));
 	endpoints(g, &at, cJSON_GetObjectItemCaseSensitive(body, "NetworkingConfig"));
 }
 
