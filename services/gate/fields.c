@@ -152,6 +152,20 @@ static bool credential_name(const char *name, size_t n)
 	return false;
 }
 
+/* A URL whose user part carries a password (SCHEME://USER:PW@...): an
+ * admin URL such as PG_ADMIN_URL, whatever the variable is called. */
+static bool url_with_password(const char *v)
+{
+	const char *p = strstr(v, "://");
+	size_t n;
+
+	if (!p)
+		return false;
+	p += 3;
+	n = strcspn(p, "/?#@");
+	return p[n] == '@' && memchr(p, ':', n) != NULL;
+}
+
 /* The host credential variable whose value VALUE carries (by name or by
  * interpolation), or NULL. Short values say nothing. */
 char *gate_credential_in(const char *value)
@@ -159,7 +173,8 @@ char *gate_credential_in(const char *value)
 	for (char **e = environ; e && *e; e++) {
 		const char *eq = strchr(*e, '=');
 
-		if (!eq || strlen(eq + 1) < 6 || !credential_name(*e, (size_t)(eq - *e)))
+		if (!eq || strlen(eq + 1) < 6 ||
+		    (!credential_name(*e, (size_t)(eq - *e)) && !url_with_password(eq + 1)))
 			continue;
 		if (strstr(value, eq + 1))
 			return xstrndup(*e, (size_t)(eq - *e));
