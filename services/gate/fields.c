@@ -614,6 +614,18 @@ static void r_mac(struct gate *g, const struct gate_at *at, const struct gate_fi
 			   cJSON_GetStringValue(v) ? v->valuestring : "?"));
 }
 
+/* The image must not be one another task built (by its labels). */
+static void r_image(struct gate *g, const struct gate_at *at, const struct gate_field *f, const cJSON *v)
+{
+	enum gate_owner o;
+
+	if (!cJSON_IsString(v))
+		return must_string(g, at, f, v);
+	if (gate_lookup_owner(g, "image", v->valuestring, &o, NULL, NULL) == 0 && o == GATE_OWN_OTHER)
+		gate_add(g, at, "image", NULL,
+			 xasprintf("image '%s' is another task's (built by it)", v->valuestring));
+}
+
 #define K(id) SVC_K_##id
 static const struct gate_field host_config[] = {
     {"Binds", "volumes", K(VOLUMES), r_binds},
@@ -656,7 +668,7 @@ static const struct gate_field host_config[] = {
 };
 
 static const struct gate_field config[] = {
-    {"Image", "image", K(IMAGE), must_string},
+    {"Image", "image", K(IMAGE), r_image},
     {"Cmd", "command", K(COMMAND), must_strv},
     {"Entrypoint", "entrypoint", K(ENTRYPOINT), must_strv},
     {"Env", "environment", K(ENVIRONMENT), r_env},
