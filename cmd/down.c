@@ -1,6 +1,7 @@
 /* taskenv down: remove what the ledger says the task owns. */
 #include "cmd/cmd.h"
 #include "services/lifecycle/teardown.h"
+#include "services/lifecycle/inuse.h"
 #include "state/ledger.h"
 #include "common/mem.h"
 
@@ -24,7 +25,8 @@ const struct cmd_option cmd_down_options[] = {
 		   "an image: name (\"<task>-<service>\"), all = every built one;\n"
 		   "pulled images are never removed (kept otherwise)"),
     CMD_OPT_SECONDS(0, "timeout", struct down_args, timeout,
-		    "seconds each container gets to stop (default 10)"),
+		    "seconds each container gets to stop, for all of them (default:\n"
+		    "each service's stop_grace_period, else 10)"),
     CMD_OPT_END,
 };
 
@@ -76,7 +78,7 @@ static int run(struct te_ctx *ctx, struct down_args *a, struct te_err *err)
 
 int cmd_down(struct te_ctx *ctx, int argc, char **argv)
 {
-	struct down_args a = {.timeout = 10};
+	struct down_args a = {.timeout = SVC_STOP_OWN};
 	struct te_err err = {0};
 	int code, i = cmd_parse(ctx, argc, argv, &a, &code);
 

@@ -27,6 +27,10 @@ struct engine {
 	size_t response_max;
 	engine_trace_fn trace;
 	void *trace_ctx;
+	/* Called around each blocking transfer (engine_set_wait_hooks). */
+	void (*wait_leave)(void *ctx);
+	void (*wait_enter)(void *ctx);
+	void *wait_ctx;
 	char curl_err[CURL_ERROR_SIZE];
 };
 
@@ -138,7 +142,11 @@ static int do_request(struct engine *e, const struct request *rq, struct xfer *x
 	x->curl = e->curl;
 	setup_handle(e, rq, x, url, headers);
 	clock_gettime(CLOCK_MONOTONIC, &t0);
+	if (e->wait_leave)
+		e->wait_leave(e->wait_ctx);
 	rc = curl_easy_perform(e->curl);
+	if (e->wait_enter)
+		e->wait_enter(e->wait_ctx);
 	*status = 0;
 	curl_easy_getinfo(e->curl, CURLINFO_RESPONSE_CODE, status);
 	engine_trace(e, rq->method, rq->path, rc == CURLE_OK ? *status : 0,
@@ -464,6 +472,32 @@ struct engine *engine_open(const char *path, struct te_err *err)
 fail:
 	engine_free(e);
 	return NULL;
+}
+
+struct engine *engine_clone(const struct engine *e, struct te_err *err)
+{
+	struct engine *c = xcalloc(1, sizeof(*c));
+
+	c->curl = curl_easy_init();
+	if (!c->curl) {
+		free(c);
+		return te_err_set(err, TE_E_FAIL, "cannot initialise libcurl"), NULL;
+	}
+	c->socket = xstrdup(e->socket);
+	c->api_version = e->api_version ? xstrdup(e->api_version) : NULL;
+	c->flavor = e->flavor ? xstrdup(e->flavor) : NULL;
+	c->version = e->version ? xstrdup(e->version) : NULL;
+	c->response_max = e->response_max;
+	c->trace = e->trace;
+	c->trace_ctx = e->trace_ctx;
+	return c;
+}
+
+void engine_set_wait_hooks(struct engine *e, void (*leave)(void *ctx), void (*enter)(void *ctx), void *ctx)
+{
+	e->wait_leave = leave;
+	e->wait_enter = enter;
+	e->wait_ctx = ctx;
 }
 
 void engine_free(struct engine *e)

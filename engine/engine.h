@@ -47,6 +47,17 @@ int engine_resolve_socket(const char *host, char **path_out, struct te_err *err)
 struct engine *engine_open(const char *path, struct te_err *err);
 void engine_free(struct engine *e);
 
+/* A second handle on E's engine for another thread: the same socket, API
+ * version, flavor, response cap and trace, its own libcurl handle and
+ * connection (a libcurl easy handle is used by one thread at a time). No
+ * request is made. Returns an owned handle (engine_free) or NULL. */
+struct engine *engine_clone(const struct engine *e, struct te_err *err);
+/* Call LEAVE(CTX) before and ENTER(CTX) after each blocking transfer on E
+ * (NULL: none): the lifecycle's parallel runner releases its lock there, so
+ * only the waits on the engine overlap (services/lifecycle/par.h). The trace
+ * callback runs after ENTER. */
+void engine_set_wait_hooks(struct engine *e, void (*leave)(void *ctx), void (*enter)(void *ctx), void *ctx);
+
 /* Highest API version we speak. */
 #define ENGINE_API_MAX "1.41"
 

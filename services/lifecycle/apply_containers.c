@@ -75,6 +75,9 @@ static int record_detail(struct up *u, const struct svc_plan_container *c, long 
 	for (size_t i = 0; i < c->svc->n_deps; i++)
 		if (c->svc->deps[i].restart)
 			cJSON_AddItemToArray(a, cJSON_CreateString(c->svc->deps[i].service));
+	/* Its dependency level: `down` stops and removes level by level, the
+	 * deepest first, with or without the file. */
+	cJSON_AddNumberToObject(d, "level", c->level);
 	text = cJSON_PrintUnformatted(d);
 	return state_resource_set_detail(u->l, row, text, err);
 }

@@ -2,6 +2,7 @@
 #include "services/lifecycle/reskind.h"
 #include "services/model/plan.h"
 #include "services/lifecycle/drvrun.h"
+#include "services/lifecycle/par.h"
 #include "state/secrets.h"
 #include "services/lifecycle/files.h"
 #include "services/model/task.h"
@@ -18,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 struct down {
 	struct engine *e;
@@ -72,6 +74,14 @@ static bool rmi_wants(const struct down *d, const struct state_resource *r)
 	return strcmp(local, r->name) == 0;
 }
 
+static double seconds_since(const struct timespec *t0)
+{
+	struct timespec t1;
+
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	return (double)(t1.tv_sec - t0->tv_sec) + (double)(t1.tv_nsec - t0->tv_nsec) / 1e9;
+}
+
 /* One row. Returns -1 only when the engine cannot be reached at all:
  * everything else is counted and recorded, and the caller goes on. */
 static int down_one(struct down *d, const struct state_resource *r, struct te_err *err)
@@ -80,6 +90,7 @@ static int down_one(struct down *d, const struct state_resource *r, struct te_er
 	te_autojson cJSON *obj = NULL;
 	const char *id;
 	char what[sizeof(err->msg) + 16];
+	struct timespec t0;
 
 	if (svc_res_inspect(d->e, r->kind, r->name, r->engine_id, &obj, err) < 0) {
 		if (err->code == TE_E_UNREACHABLE)
@@ -108,13 +119,21 @@ static int down_one(struct down *d, const struct state_resource *r, struct te_er
 	id = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(obj, "Id"));
 	if (state_resource_set_state(d->l, r->id, STATE_REMOVING, err) < 0)
 		return -1;
+	if (k->kind == SVC_RES_CONTAINER)
+		step(d, r, "stopping");
+	clock_gettime(CLOCK_MONOTONIC, &t0);
 	if (remove_object(d, k, r, id ? id : r->name, err) < 0 && err->code != TE_E_NOTFOUND) {
 		if (err->code == TE_E_UNREACHABLE)
 			return -1;
 		goto failed;
 	}
 	d->res->removed++;
-	step(d, r, "removed");
+	if (k->kind == SVC_RES_CONTAINER) {
+		snprintf(what, sizeof(what), "stopped and removed (%.1f s)", seconds_since(&t0));
+		step(d, r, what);
+	} else {
+		step(d, r, "removed");
+	}
 	return mark_removed(d, r, err);
 failed:
 	d->res->remaining++;
@@ -163,6 +182,64 @@ static int down_driver_row(struct down *d, const struct state_resource *r, struc
 	return state_resource_set_state(d->l, r->id, STATE_REMOVED, err);
 }
 
+/* A row's dependency level (recorded by `up` in its detail; 0 for rows
+ * without one: networks, volumes, images, older ledgers). */
+static int row_level(const struct state_resource *r)
+{
+	te_autojson cJSON *d = r->detail ? cJSON_Parse(r->detail) : NULL;
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(d, "level");
+
+	return cJSON_IsNumber(v) && v->valueint > 0 ? v->valueint : 0;
+}
+
+struct down_batch {
+	struct down *d;
+	const struct state_resource *rows;
+};
+
+static int down_item(void *ctx, size_t i, struct engine *e, struct te_err *err)
+{
+	struct down_batch *b = ctx;
+	struct down w = *b->d;
+
+	w.e = e;
+	return down_one(&w, &b->rows[i], err);
+}
+
+/* The engine objects among ROWS removed at ORDER: level by level, the
+ * deepest first (dependants before what they depend on, as Compose), each
+ * level at once (svc_par_run), so containers that take their grace period
+ * to stop take it together. */
+static int down_engine_rows(struct down *d, int order, const struct state_resource *rows, size_t n,
+			    struct te_err *err)
+{
+	te_autofree size_t *items = xcalloc(n + 1, sizeof(size_t));
+	te_autofree int *level = xcalloc(n + 1, sizeof(int));
+	struct down_batch b = {d, rows};
+	int top = -1;
+
+	for (size_t i = 0; i < n; i++) {
+		const struct svc_res_kind_ops *k = svc_res_kind_find(rows[i].kind);
+
+		level[i] = -1;
+		if (!k || k->down_order != order || k->driver)
+			continue;
+		level[i] = row_level(&rows[i]);
+		if (level[i] > top)
+			top = level[i];
+	}
+	for (int lv = top; lv >= 0; lv--) {
+		size_t m = 0;
+
+		for (size_t i = n; i-- > 0;)
+			if (level[i] == lv)
+				items[m++] = i;
+		if (svc_par_run(d->e, items, m, down_item, &b, err) < 0)
+			return -1;
+	}
+	return 0;
+}
+
 /* Every row of TASK whose kind is removed at ORDER (svc_res_kind_ops.down_order),
  * newest first: Compose stops dependants before their dependencies, and a
  * schema or database goes before the role that owns it. */
@@ -178,11 +255,13 @@ static int down_order(struct down *d, int order, struct te_err *err)
 	for (size_t i = n; i-- > 0 && rc == 0;) {
 		const struct svc_res_kind_ops *k = svc_res_kind_find(rows[i].kind);
 
-		if (!k || k->down_order != order)
+		if (!k || k->down_order != order || !k->driver)
 			continue;
-		drivers |= k->driver != NULL;
-		rc = k->driver ? down_driver_row(d, &rows[i], err) : down_one(d, &rows[i], err);
+		drivers = true;
+		rc = down_driver_row(d, &rows[i], err);
 	}
+	if (rc == 0)
+		rc = down_engine_rows(d, order, rows, n, err);
 	if (drivers)
 		drv_release_all(); /* the admin sessions the drivers kept for the next row */
 	state_resources_free(rows, n);

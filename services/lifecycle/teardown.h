@@ -21,7 +21,8 @@ enum svc_rmi { SVC_RMI_NONE, SVC_RMI_LOCAL, SVC_RMI_ALL };
 struct svc_down_opts {
 	bool volumes;		  /* also remove named volumes (else they are kept) */
 	enum svc_rmi rmi;	  /* built images to remove; the others are kept */
-	int stop_timeout;	  /* seconds given to each container to stop; default 10 */
+	int stop_timeout;	  /* seconds given to each container to stop; SVC_STOP_OWN (inuse.h):
+				     each one's own StopTimeout and StopSignal */
 	svc_progress_fn progress; /* may be NULL; what: "removed", "already gone", "kept",
 				     "not ours, left alone", "failed: <reason>" */
 	void *progress_ctx;
@@ -38,6 +39,9 @@ struct svc_down_result {
 
 /* Remove what the ledger says TASK owns on engine E: containers (stop,
  * then DELETE ?v=1), then networks, then volumes when OPTS->volumes.
+ * Containers go level by level (the dependency level `up` recorded), the
+ * deepest first, the containers of one level at once; so do the networks,
+ * images and volumes of the task, each kind at once.
  * Each object's io.taskenv.task and io.taskenv.ledger labels are checked
  * first; an object that belongs to anything else is never touched. A
  * failed removal is recorded as pending and the rest goes on. When nothing
