@@ -342,7 +342,7 @@ static int up_run(struct up *u, const struct svc_project *project, struct te_err
 	te_autofree char *files = files_json(project);
 	const char *task = u->plan->task;
 
-	if (up_check_images(u, err) < 0)
+	if (up_check_fit(u, err) < 0 || up_check_images(u, err) < 0)
 		return -1;
 	if (state_task_upsert(u->l, task, project->dir, files, engine_socket(u->e), "starting", err) < 0)
 		return -1;

@@ -62,6 +62,10 @@ void up_drop_old_images(struct up *u);
 
 /* ---- apply_net.c ---- */
 
+/* Each bridge network's subnet (the subnet_prefix setting) holds the
+ * containers the plan puts on it: else TE_E_USAGE naming the network, the
+ * count and the setting's value that fits. Before anything is created. */
+int up_check_fit(const struct up *u, struct te_err *err);
 /* Reserve every published host port (u->host_ports). */
 int up_reserve_ports(struct up *u, struct te_err *err);
 /* Reserve every bridge network's subnet (u->subnets). */

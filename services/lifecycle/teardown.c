@@ -319,6 +319,84 @@ static int finish(struct down *d, struct te_err *err)
 	return state_task_delete(d->l, d->task, err);
 }
 
+/* Record what the sweep found so the task does not forget it: a kept
+ * volume as created, a failed removal as pending. */
+static int adopt(struct down *d, const struct svc_res_kind_ops *k, const char *name, const char *id,
+		 const char *state, struct te_err *err)
+{
+	long long row;
+
+	if (state_resource_intend(d->l, d->task, k->name, name, NULL, &row, err) < 0 ||
+	    state_resource_created(d->l, row, id, err) < 0)
+		return -1;
+	return strcmp(state, STATE_CREATED) == 0 ? 0 : state_resource_set_state(d->l, row, state, err);
+}
+
+/* One object the sweep found: this task's and this ledger's labels, and no
+ * active row names it. */
+static int sweep_one(struct down *d, const struct svc_res_kind_ops *k, const cJSON *obj, struct te_err *err)
+{
+	const char *name = k->entry_name(obj);
+	const char *id = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(obj, k->entry_ref));
+	struct state_resource r = {.kind = (char *)k->name, .name = (char *)name};
+	char what[sizeof(err->msg) + 64];
+	int held;
+
+	if (!name || !id || !svc_labels_match(obj, d->task, state_ledger_id(d->l)))
+		return 0;
+	held = state_resource_held(d->l, k->name, name, err);
+	if (held != 0)
+		return held < 0 ? -1 : 0;
+	if (k->kind == SVC_RES_VOLUME && !d->opts->volumes) {
+		d->res->kept++;
+		step(d, &r, "kept (found by its labels, now recorded)");
+		return adopt(d, k, name, id, STATE_CREATED, err);
+	}
+	if ((svc_res_before_remove(d->e, d->l, d->task, k->kind, id, err) < 0 ||
+	     k->remove(d->e, id, d->opts->stop_timeout, err) < 0) &&
+	    err->code != TE_E_NOTFOUND) {
+		if (err->code == TE_E_UNREACHABLE)
+			return -1;
+		d->res->remaining++;
+		snprintf(what, sizeof(what), "found by its labels, failed: %s", err->msg);
+		step(d, &r, what);
+		return adopt(d, k, name, id, STATE_PENDING, err);
+	}
+	te_err_clear(err);
+	d->res->removed++;
+	d->res->swept++;
+	step(d, &r, "removed (found by its labels, not in the ledger)");
+	return 0;
+}
+
+/* The label sweep that ends `down`: objects carrying TASK's
+ * io.taskenv.task and this ledger's io.taskenv.ledger that the ledger
+ * missed (a process killed inside an engine create can leave one the
+ * engine finished after `down` looked its name up). The ledger id on the
+ * label is the proof of ownership; users outside the task keep a network
+ * or volume (svc_res_before_remove). Kinds in down order, one list call
+ * each. */
+static int sweep(struct down *d, int last, struct te_err *err)
+{
+	te_autofree char *label = xasprintf("io.taskenv.task=%s", d->task);
+
+	for (int order = 0; order <= last; order++)
+		for (int i = 0; i < SVC_RES_COUNT; i++) {
+			const struct svc_res_kind_ops *k = svc_res_kind(i);
+			te_autojson cJSON *list = NULL;
+			const cJSON *obj;
+
+			if (k->down_order != order || !k->list || !k->entry_name)
+				continue;
+			if (k->list(d->e, label, &list, err) < 0)
+				return te_err_prefix(err, "down: list %ss: ", k->name);
+			cJSON_ArrayForEach (obj, list)
+				if (sweep_one(d, k, obj, err) < 0)
+					return -1;
+		}
+	return 0;
+}
+
 int svc_down_locked(struct engine *e, struct ledger *l, const char *task, const struct svc_down_opts *opts,
 		    struct svc_down_result *res, struct te_err *err)
 {
@@ -342,6 +420,8 @@ int svc_down_locked(struct engine *e, struct ledger *l, const char *task, const 
 	for (int order = 0; order <= last; order++)
 		if (down_order(&d, order, err) < 0)
 			return -1;
+	if (sweep(&d, last, err) < 0)
+		return -1;
 	state_event_add(l, task, "down", "down complete", err);
 	return finish(&d, err);
 }
