@@ -3,6 +3,7 @@
 #include "services/model/plan.h"
 #include "services/lifecycle/drvrun.h"
 #include "services/lifecycle/par.h"
+#include "services/lifecycle/ops.h"
 #include "state/secrets.h"
 #include "services/lifecycle/files.h"
 #include "services/model/task.h"
@@ -182,16 +183,6 @@ static int down_driver_row(struct down *d, const struct state_resource *r, struc
 	return state_resource_set_state(d->l, r->id, STATE_REMOVED, err);
 }
 
-/* A row's dependency level (recorded by `up` in its detail; 0 for rows
- * without one: networks, volumes, images, older ledgers). */
-static int row_level(const struct state_resource *r)
-{
-	te_autojson cJSON *d = r->detail ? cJSON_Parse(r->detail) : NULL;
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(d, "level");
-
-	return cJSON_IsNumber(v) && v->valueint > 0 ? v->valueint : 0;
-}
-
 struct down_batch {
 	struct down *d;
 	const struct state_resource *rows;
@@ -224,7 +215,7 @@ static int down_engine_rows(struct down *d, int order, const struct state_resour
 		level[i] = -1;
 		if (!k || k->down_order != order || k->driver)
 			continue;
-		level[i] = row_level(&rows[i]);
+		level[i] = svc_row_level(&rows[i]);
 		if (level[i] > top)
 			top = level[i];
 	}
