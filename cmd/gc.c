@@ -68,7 +68,7 @@ static int list_orphans(struct te_ctx *ctx, struct te_err *err)
 	if (!n)
 		printf("gc --orphans: no object is labelled with another ledger id\n");
 	for (size_t i = 0; i < n; i++) {
-		char old[16], young[16];
+		char old[32], young[32];
 
 		age(old, sizeof(old), v[i].oldest);
 		age(young, sizeof(young), v[i].newest);
