@@ -72,15 +72,17 @@ static int list_orphans(struct te_ctx *ctx, struct te_err *err)
 
 		age(old, sizeof(old), v[i].oldest);
 		age(young, sizeof(young), v[i].newest);
-		printf("ledger %s: %zu container(s), %zu network(s), %zu volume(s), age %s..%s, tasks:", v[i].ledger_id,
-		       v[i].containers, v[i].networks, v[i].volumes, young, old);
+		printf("ledger %s: %zu container(s), %zu network(s), %zu volume(s), age %s..%s, tasks:",
+		       v[i].ledger_id, v[i].containers, v[i].networks, v[i].volumes, young, old);
 		for (size_t k = 0; v[i].tasks && v[i].tasks[k]; k++)
 			printf(" %s", v[i].tasks[k]);
 		if (v[i].ledger_file)
-			printf("\n  held by the ledger file %s: take its tasks down through it\n", v[i].ledger_file);
+			printf("\n  held by the ledger file %s: take its tasks down through it\n",
+			       v[i].ledger_file);
 		else
-			printf("\n  no ledger file here holds it: taskenv gc --orphans --ledger-id %s --yes\n",
-			       v[i].ledger_id);
+			printf(
+			    "\n  no ledger file here holds it: taskenv gc --orphans --ledger-id %s --yes\n",
+			    v[i].ledger_id);
 	}
 	svc_orphan_groups_free(v, n);
 	return 0;
@@ -92,15 +94,18 @@ static int orphans(struct te_ctx *ctx, struct gc_args *a, struct te_err *err)
 	int rc;
 
 	if (!a->ledger_id)
-		return a->yes ? te_err_set(err, TE_E_USAGE, "--yes needs --ledger-id ID (one group at a time)")
-			      : list_orphans(ctx, err);
+		return a->yes
+			   ? te_err_set(err, TE_E_USAGE, "--yes needs --ledger-id ID (one group at a time)")
+			   : list_orphans(ctx, err);
 	if (!a->yes)
 		return te_err_set(err, TE_E_USAGE,
-				  "gc --orphans --ledger-id %s removes that group only with --yes", a->ledger_id);
-	rc = svc_orphans_remove(ctx->engine, ctx->ledger, a->ledger_id, cmd_progress, NULL, &removed, &remaining,
-				err);
+				  "gc --orphans --ledger-id %s removes that group only with --yes",
+				  a->ledger_id);
+	rc = svc_orphans_remove(ctx->engine, ctx->ledger, a->ledger_id, cmd_progress, NULL, &removed,
+				&remaining, err);
 	if (rc == 0 || err->code == TE_E_REMAINS)
-		printf("gc --orphans: ledger %s: removed %zu, remaining %zu\n", a->ledger_id, removed, remaining);
+		printf("gc --orphans: ledger %s: removed %zu, remaining %zu\n", a->ledger_id, removed,
+		       remaining);
 	return rc;
 }
 

@@ -13,7 +13,7 @@ struct lifecycle_opts {
 
 #define TIMEOUT_OPT                                                                                          \
 	CMD_OPT_SECONDS(0, "timeout", struct lifecycle_opts, timeout,                                        \
-			"seconds each container gets to stop before it is killed\n"                    \
+			"seconds each container gets to stop before it is killed\n"                          \
 			"(default: each service's stop_grace_period, else 10)")
 
 const struct cmd_option cmd_stop_options[] = {

@@ -273,11 +273,12 @@ static int ensure_file(const char *path, struct te_err *err)
 
 	if (stat(path, &st) == 0) {
 		if (S_ISREG(st.st_mode) && st.st_size == 0)
-			return te_err_set(err, TE_E_STATE,
-					  "ledger '%s' is empty (0 bytes): refusing to start a new ledger over "
-					  "it; restore it from a copy, or remove it and list what the old one "
-					  "left with `taskenv gc --orphans`",
-					  path);
+			return te_err_set(
+			    err, TE_E_STATE,
+			    "ledger '%s' is empty (0 bytes): refusing to start a new ledger over "
+			    "it; restore it from a copy, or remove it and list what the old one "
+			    "left with `taskenv gc --orphans`",
+			    path);
 		return 0;
 	}
 	if (errno != ENOENT)
@@ -314,7 +315,8 @@ int state_ledger_id_of_file(const char *path, char **id_out, struct te_err *err)
 		return 0;
 	rc = 0;
 	if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK &&
-	    sqlite3_prepare_v2(db, "SELECT value FROM meta WHERE key = 'ledger_id'", -1, &st, NULL) == SQLITE_OK &&
+	    sqlite3_prepare_v2(db, "SELECT value FROM meta WHERE key = 'ledger_id'", -1, &st, NULL) ==
+		SQLITE_OK &&
 	    sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0)) {
 		*id_out = xstrdup((const char *)sqlite3_column_text(st, 0));
 		rc = 1;

@@ -45,7 +45,7 @@ int state_ledger_id_of_file(const char *path, char **id_out, struct te_err *err)
 /* Does a ledger file directly under DIR hold ledger id ID? 1 yes (*file_out
  * owned: its path), 0 no, -1 DIR cannot be read. */
 int state_ledger_find_id(const char *dir, const char *id, char **file_out, struct te_err *err);
-const char *state_path(const struct ledger *l);	     /* borrowed */
+const char *state_path(const struct ledger *l); /* borrowed */
 /* The verb (e.g. "up", "down") that later events are recorded under; copied. */
 void state_set_verb(struct ledger *l, const char *verb);
 /* PRAGMA user_version of a ledger this build has migrated: the number of

@@ -102,11 +102,12 @@ int up_check_fit(const struct up *u, struct te_err *err)
 			continue;
 		while (fits > u->opts->pool.prefix && ((size_t)1 << (32 - fits)) - 3 < want)
 			fits--;
-		return te_err_set(err, TE_E_USAGE,
-				  "network '%s': %zu containers do not fit in a /%d subnet (%zu addresses for "
-				  "containers): set subnet_prefix (TASKENV_SUBNET_PREFIX, or subnet_prefix: in the "
-				  "config file) to %d or lower; nothing was created",
-				  n->key, want, sub, room, fits);
+		return te_err_set(
+		    err, TE_E_USAGE,
+		    "network '%s': %zu containers do not fit in a /%d subnet (%zu addresses for "
+		    "containers): set subnet_prefix (TASKENV_SUBNET_PREFIX, or subnet_prefix: in the "
+		    "config file) to %d or lower; nothing was created",
+		    n->key, want, sub, room, fits);
 	}
 	return 0;
 }

@@ -16,7 +16,8 @@
 
 static const char *label_of(const cJSON *obj, const char *key)
 {
-	return cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItem(obj, "Labels"), key));
+	return cJSON_GetStringValue(
+	    cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItem(obj, "Labels"), key));
 }
 
 /* Containers say "Created" in unix seconds, networks "Created" and volumes
@@ -31,8 +32,8 @@ static long long created_of(const cJSON *obj)
 	if (cJSON_IsNumber(c))
 		return (long long)c->valuedouble;
 	s = cJSON_GetStringValue(c ? c : cJSON_GetObjectItem(obj, "CreatedAt"));
-	if (!s || sscanf(s, "%d-%d-%dT%d:%d:%d", &tm.tm_year, &tm.tm_mon, &tm.tm_mday, &tm.tm_hour, &tm.tm_min,
-			 &tm.tm_sec) != 6)
+	if (!s || sscanf(s, "%d-%d-%dT%d:%d:%d", &tm.tm_year, &tm.tm_mon, &tm.tm_mday, &tm.tm_hour,
+			 &tm.tm_min, &tm.tm_sec) != 6)
 		return 0;
 	tm.tm_year -= 1900;
 	tm.tm_mon -= 1;
@@ -56,7 +57,9 @@ static void add_object(struct svc_orphan_group *g, enum svc_res_kind kind, const
 	long long t = created_of(obj);
 	bool have = false;
 
-	*(kind == SVC_RES_CONTAINER ? &g->containers : kind == SVC_RES_NETWORK ? &g->networks : &g->volumes) += 1;
+	*(kind == SVC_RES_CONTAINER ? &g->containers
+	  : kind == SVC_RES_NETWORK ? &g->networks
+				    : &g->volumes) += 1;
 	for (size_t i = 0; task && g->tasks && g->tasks[i]; i++)
 		have |= strcmp(g->tasks[i], task) == 0;
 	if (task && !have)
@@ -162,18 +165,20 @@ int svc_orphans_remove(struct engine *e, struct ledger *l, const char *ledger_id
 
 	*removed = *remaining = 0;
 	if (strcmp(ledger_id, state_ledger_id(l)) == 0)
-		return te_err_set(err, TE_E_USAGE,
-				  "ledger id '%s' is this ledger's own: its tasks go with `down`, its orphans "
-				  "with `gc`",
-				  ledger_id);
+		return te_err_set(
+		    err, TE_E_USAGE,
+		    "ledger id '%s' is this ledger's own: its tasks go with `down`, its orphans "
+		    "with `gc`",
+		    ledger_id);
 	rc = state_ledger_find_id(dir, ledger_id, &file, err);
 	if (rc < 0)
 		return -1;
 	if (rc > 0)
-		return te_err_set(err, TE_E_CONFLICT,
-				  "ledger id '%s' is held by the ledger file '%s': take its tasks down through "
-				  "it (TASKENV_STATE=%s taskenv down -t TASK); nothing removed",
-				  ledger_id, file, file);
+		return te_err_set(
+		    err, TE_E_CONFLICT,
+		    "ledger id '%s' is held by the ledger file '%s': take its tasks down through "
+		    "it (TASKENV_STATE=%s taskenv down -t TASK); nothing removed",
+		    ledger_id, file, file);
 	for (int i = 0; i < SVC_RES_COUNT; i++)
 		if (svc_res_kind(i)->down_order > last)
 			last = svc_res_kind(i)->down_order;
@@ -189,7 +194,8 @@ int svc_orphans_remove(struct engine *e, struct ledger *l, const char *ledger_id
 			if (k->list(e, label, &list, err) < 0)
 				return te_err_prefix(err, "gc --orphans: list %ss: ", k->name);
 			cJSON_ArrayForEach (obj, list)
-				remove_one(e, l, k, obj, ledger_id, progress, progress_ctx, removed, remaining);
+				remove_one(e, l, k, obj, ledger_id, progress, progress_ctx, removed,
+					   remaining);
 		}
 	if (*remaining)
 		return te_err_set(err, TE_E_REMAINS, "ledger id '%s': %zu object(s) could not be removed",

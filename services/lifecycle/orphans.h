@@ -15,14 +15,14 @@ struct ledger;
 struct te_err;
 
 struct svc_orphan_group {
-	char *ledger_id;	 /* owned */
-	char **tasks;		 /* io.taskenv.task values, distinct, NULL-terminated, owned */
-	size_t containers;	 /* objects of each kind */
+	char *ledger_id;   /* owned */
+	char **tasks;	   /* io.taskenv.task values, distinct, NULL-terminated, owned */
+	size_t containers; /* objects of each kind */
 	size_t networks;
 	size_t volumes;
-	long long oldest;	 /* creation time of the oldest / newest object, unix seconds; 0 unknown */
+	long long oldest; /* creation time of the oldest / newest object, unix seconds; 0 unknown */
 	long long newest;
-	char *ledger_file;	 /* a ledger file under the state directory that holds the id, or NULL */
+	char *ledger_file; /* a ledger file under the state directory that holds the id, or NULL */
 };
 
 /* Every group on engine E (one list call per kind: containers, networks,

@@ -27,6 +27,7 @@ typedef int (*svc_par_fn)(void *ctx, size_t item, struct engine *e, struct te_er
  * when more failed, "(and N more failed)" added. Call it from one thread
  * only (the lifecycle's), never from inside FN. */
 #define SVC_PAR_MAX 32
-int svc_par_run(struct engine *e, const size_t *items, size_t n, svc_par_fn fn, void *ctx, struct te_err *err);
+int svc_par_run(struct engine *e, const size_t *items, size_t n, svc_par_fn fn, void *ctx,
+		struct te_err *err);
 
 #endif

@@ -58,7 +58,7 @@ struct svc_plan {
 	struct svc_plan_container *containers; /* in depends_on order (dependencies first), each
 						* service's replicas by number */
 	size_t n_containers;
-	int n_levels; /* levels 0 .. n_levels-1 (svc_plan_container.level) */
+	int n_levels;	 /* levels 0 .. n_levels-1 (svc_plan_container.level) */
 	char **links;	 /* every service's links ("SERVICE[:ALIAS]"), owned, NULL-terminated or NULL */
 	char *files_dir; /* where secret/config files taken from the environment or content are
 			  * written (owned, set by the caller, NULL = none); see svc_plan_file_source */
