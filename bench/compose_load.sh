@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Time `taskenv config` of generated Compose files of 1 MB and 10 MB (not
 # part of the suite; no engine). The loader must stay linear in its input
-# below the caps (README, Compose support): one row per file, median of RUNS.
+# below the caps (docs/compose.md): one row per file, median of RUNS.
 #
 #   bench/compose_load.sh [PATH/TO/taskenv]     RUNS (default 5), SIZES (default "1 10", MB)
 #

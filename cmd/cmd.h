@@ -137,7 +137,7 @@ struct engine *cmd_task_engine_or_missing(struct te_ctx *ctx, const char *flag, 
 /* Print a cJSON document (borrowed) on stdout, indented, with a newline. */
 void cmd_print_json(const struct cJSON *doc);
 
-/* Every --json object carries this (README: "JSON output"). */
+/* Every --json object carries this (docs/json.md). */
 #define CMD_JSON_SCHEMA_VERSION 1
 
 /* What up, config and check share: the Compose files (-f, repeatable;

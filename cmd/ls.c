@@ -7,7 +7,7 @@ struct ls_opts {
 };
 
 const struct cmd_option cmd_ls_options[] = {
-    CMD_OPT_FLAG(0, "json", struct ls_opts, json, "the `ps --json` task list (README: \"JSON output\")"),
+    CMD_OPT_FLAG(0, "json", struct ls_opts, json, "the `ps --json` task list (docs/json.md)"),
     CMD_OPT_END,
 };
 

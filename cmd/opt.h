@@ -135,7 +135,7 @@ int cmd_opt_choice(const struct cmd_option *o, const char *arg, void *dst, struc
 #define CMD_TASK_HELP "task name (default: $TASKENV_TASK, else the git branch)"
 #define CMD_OPT_TASK(type, field) CMD_OPT_STRING('t', "task", "TASK", type, field, CMD_TASK_HELP)
 #define CMD_OPT_JSON(type, field)                                                                            \
-	CMD_OPT_FLAG(0, "json", type, field, "print JSON (the shapes: README, \"JSON output\")")
+	CMD_OPT_FLAG(0, "json", type, field, "print JSON (the shapes: docs/json.md)")
 
 /* -h/--help, which cmd_opt_parse adds to every table. */
 extern const struct cmd_option cmd_help_option;

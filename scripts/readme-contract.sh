@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
-# Regenerate the filled contract shown in README.md, from the command
+# Regenerate the filled contract shown in docs/contract.md, from the command
 # itself: a private engine, a throw-away git repository holding
 # examples/agent-pair, `taskenv worktree add`, `up` inside the worktree, one
 # edited file, `taskenv contract --format md`, then down, worktree remove
-# and the engine stopped. The output replaces what README.md holds between
+# and the engine stopped. The output replaces what docs/contract.md holds between
 # the markers <!-- contract:begin --> and <!-- contract:end -->.
 #
 #   scripts/readme-contract.sh [docker|podman]    (default docker; needs build/taskenv)
@@ -51,6 +51,6 @@ awk -v block="$BLOCK" '
 	/^<!-- contract:begin/ { while ((getline line < block) > 0) print line; skip = 1; next }
 	/^<!-- contract:end -->/ { skip = 0; next }
 	!skip { print }
-' "$ROOT/README.md" >"$WORK/README.md"
-cp "$WORK/README.md" "$ROOT/README.md"
+' "$ROOT/docs/contract.md" >"$WORK/contract.md"
+cp "$WORK/contract.md" "$ROOT/docs/contract.md"
 printf '%s\n' "$CONTRACT"

@@ -190,9 +190,11 @@ static int migrate(struct ledger *l, struct te_err *err)
 			return -1;
 	}
 	if (v > LEDGER_SCHEMA_VERSION)
-		return te_err_set(err, TE_E_STATE,
-				  "ledger '%s': schema version %d is newer than this taskenv (%d)", l->path,
-				  v, LEDGER_SCHEMA_VERSION);
+		return te_err_set(
+		    err, TE_E_STATE,
+		    "ledger '%s': schema version %d is newer than this taskenv (%d): use the "
+		    "taskenv that wrote it, or a ledger of your own (--state FILE or TASKENV_STATE)",
+		    l->path, v, LEDGER_SCHEMA_VERSION);
 	return 0;
 }
 

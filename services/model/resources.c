@@ -1,6 +1,6 @@
 /* x-taskenv: task-scoped server resources (top level) and what a service
  * gets injected from them (per service). Compose ignores x- keys, so the
- * file stays valid for docker compose. Shapes (README "Task-scoped
+ * file stays valid for docker compose. Shapes (docs/drivers.md "Task-scoped
  * services"):
  *
  *   x-taskenv:

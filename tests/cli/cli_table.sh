@@ -128,7 +128,10 @@ expect sub "taskenv worktree: unknown subcommand 'move'" -- "$TASKENV" worktree 
 [ -z "$(ls -A "$D/home")" ] || bad "a bad invocation wrote into HOME: $(find "$D/home")"
 
 # The generated scripts are valid shell, and zsh completes with its own:
-# an interactive zsh on a pty (zsh/zpty), LINE typed and TAB pressed.
+# an interactive zsh on a pty (zsh/zpty), LINE typed and TAB pressed. The
+# output is read until it holds WANT (a word the listing must show) or 20 s
+# pass: under load compinit and the listing can take seconds, and a fixed
+# quiet period cut the read before the listing came.
 # shellcheck disable=SC2016 # the script is zsh's, expanded there
 zsh_complete() {
 	PATH="$(dirname "$TASKENV"):$PATH" timeout 30 zsh -f -c '
@@ -137,26 +140,28 @@ zsh_complete() {
 		zpty -w z "PS1=\">\"; fpath=($1 \$fpath); autoload -U compinit; compinit -u -D"
 		zpty -w z "zstyle \":completion:*\" list-prompt \"\"; LISTMAX=1000"
 		zpty -w -n z "$2"$'"'"'\t'"'"'
-		local all="" chunk quiet=0
-		while (( quiet < 8 )); do
+		local all="" chunk n=0
+		while (( n < 200 )); do
 			sleep 0.1
-			if zpty -r -t z chunk; then all+=$chunk; quiet=0; else (( quiet++ )); fi
+			if zpty -r -t z chunk; then all+=$chunk; fi
+			[[ ${all//$'"'"'\r'"'"'/} == *"$3"* ]] && { sleep 0.3; zpty -r -t z chunk && all+=$chunk; break; }
+			(( n++ ))
 		done
 		print -r -- "$all"
-		zpty -d z' _ "$GEN" "$1" | tr -d '\r' | sed 's/\x1b\[[0-9;?]*[a-zA-Z]//g'
+		zpty -d z' _ "$GEN" "$1" "$2" | tr -d '\r' | sed 's/\x1b\[[0-9;?]*[a-zA-Z]//g'
 }
-bash -n "$GEN/taskenv.bash" || bad "bash -n taskenv.bash"
+
 if command -v zsh >/dev/null; then
 	zsh -n "$GEN/_taskenv" || bad "zsh -n _taskenv"
-	out=$(zsh_complete "taskenv down --")
+	out=$(zsh_complete "taskenv down --" --volumes)
 	for o in --task --volumes --rmi --timeout --help; do
 		grep -q -- "^$o " <<<"$out" || bad "zsh: 'taskenv down --' does not offer $o: $out"
 	done
-	out=$(zsh_complete "taskenv worktree add --")
+	out=$(zsh_complete "taskenv worktree add --" --path)
 	for o in --base --path; do grep -q -- "^$o " <<<"$out" || bad "zsh: worktree add: no $o: $out"; done
-	out=$(zsh_complete "taskenv worktree ")
+	out=$(zsh_complete "taskenv worktree " remove)
 	grep -q "add *remove" <<<"$out" || bad "zsh: worktree subcommands: $out"
-	out=$(zsh_complete "taskenv env --format ")
+	out=$(zsh_complete "taskenv env --format " dotenv)
 	grep -q "dotenv" <<<"$out" || bad "zsh: env --format: $out"
 else
 	echo "cli_table: zsh is not installed; the zsh completion is checked as text only"

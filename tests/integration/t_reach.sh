@@ -178,7 +178,7 @@ reach_network() {
 	assert_eq "$(app_connect rch-a rch-b-app-1)" "no connection" "(A's app to B's app by name)"
 	# Straight to B's address, A's packets go to its gateway: whether the host forwards them
 	# between bridges is the host firewall's, shared by every engine on the machine, and on
-	# the versions here its isolation comes and goes (README, "Between tasks' networks").
+	# the versions here its isolation comes and goes (docs/tasks.md, "Between tasks' networks").
 	# dockerd 20.10: a dockerd that starts empties the shared DOCKER-ISOLATION-STAGE-1/2
 	# chains, and the other dockerds' networks stay open. Podman 4.3.1 + netavark 1.4.0: the
 	# compat API makes every network isolate=true (and ignores an isolate option sent to it),
