@@ -95,6 +95,7 @@ static int create_container(struct up *u, size_t idx, long long row, struct te_e
 		return -1;
 
 	te_fault_point("before-create", "container", c->name);
+	te_fault_soon("during-create", "container", c->name);
 	if (engine_container_create(u->e, c->name, body, &id, err) < 0)
 		return te_err_prefix(err, "service '%s': create container '%s': ", c->svc->name, c->name);
 	te_fault_point("after-create", "container", c->name);

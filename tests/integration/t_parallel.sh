@@ -162,3 +162,24 @@ test_gc_orphans_other_ledger() {
 	te down -t pgc-live --timeout 0 >/dev/null 2>&1
 	assert_no_trace pgc-live
 }
+
+# SIGKILL inside an engine create (TASKENV_FAULT=during-create:..., the
+# kill lands TASKENV_FAULT_DELAY_MS after the create is sent), at several
+# delays: whatever the engine made of the request, `down` leaves nothing
+# labelled with the task and forgets it only then.
+test_sigkill_inside_create() {
+	local d rc out task killed=0
+	for d in 0 1 3 6 12 25; do
+		task=pkill-$d rc=0
+		TASKENV_FAULT=during-create:container:$task-worker-1 TASKENV_FAULT_DELAY_MS=$d \
+			te up -f "$TE_ROOT/tests/data/compose/pair/compose.yaml" -t "$task" >/dev/null 2>&1 || rc=$?
+		case $rc in
+		137) killed=$((killed + 1)) ;;
+		0) ;; # the create, start and the rest finished within the delay
+		*) fail "up of $task: exit $rc" ;;
+		esac
+		out=$(te down -t "$task" --timeout 0 2>&1) || fail "down of $task: $out"
+		assert_no_trace "$task"
+	done
+	[ "$killed" -gt 0 ] || fail "no up was killed inside its create"
+}
