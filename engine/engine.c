@@ -474,6 +474,8 @@ fail:
 	return NULL;
 }
 
+/* Every per-handle setting is copied here: a field added to struct engine
+ * (a request judge, say) must be handed on too, or the clones skip it. */
 struct engine *engine_clone(const struct engine *e, struct te_err *err)
 {
 	struct engine *c = xcalloc(1, sizeof(*c));

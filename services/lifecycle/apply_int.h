@@ -22,7 +22,11 @@ struct svc_up_opts;
 struct te_err;
 
 /* One `up` in progress; svc_up owns it and everything it points to but
- * E, L and OPTS (borrowed). Arrays are per planned object, same index. */
+ * E, L and OPTS (borrowed). Arrays are per planned object, same index.
+ * The containers of one level run on copies of it (apply.c, ensure_one:
+ * the copy's E is the thread's engine handle), so what up_ensure_container
+ * and its callees write must go into those per-object arrays, never into a
+ * field of the struct itself. */
 struct up {
 	struct engine *e;
 	struct ledger *l;

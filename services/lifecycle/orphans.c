@@ -130,29 +130,42 @@ void svc_orphan_groups_free(struct svc_orphan_group *v, size_t n)
 	free(v);
 }
 
-/* One object of the group: labelled with LEDGER_ID (checked again on the
- * entry itself), removed as gc removes this ledger's orphans. */
-static void remove_one(struct engine *e, struct ledger *l, const struct svc_res_kind_ops *k, const cJSON *obj,
-		       const char *ledger_id, svc_progress_fn progress, void *pctx, size_t *removed,
-		       size_t *remaining)
+struct group_rm {
+	struct engine *e;
+	struct ledger *l;
+	const char *ledger_id;
+	svc_progress_fn progress;
+	void *pctx;
+	size_t *removed;
+	size_t *remaining;
+};
+
+/* One object of the group: labelled with its ledger id (checked again on
+ * the entry itself), removed as gc removes this ledger's orphans; a failure
+ * is counted and the rest goes on. */
+static int remove_entry(void *ctx, const struct svc_res_kind_ops *k, const cJSON *obj, struct te_err *err)
 {
+	const struct group_rm *g = ctx;
 	const char *name = k->entry_name(obj);
 	const char *ref = cJSON_GetStringValue(cJSON_GetObjectItem(obj, k->entry_ref));
-	struct te_err err = {0};
-	char what[sizeof(err.msg) + 32];
+	struct engine *e = g->e;
+	struct te_err e2 = {0};
+	char what[sizeof(e2.msg) + 64];
 
-	if (!name || !ref || strcmp(label_of(obj, "io.taskenv.ledger") ?: "", ledger_id) != 0)
-		return;
-	if ((svc_res_before_remove(e, l, NULL, k->kind, ref, &err) < 0 || k->remove(e, ref, -1, &err) < 0) &&
-	    err.code != TE_E_NOTFOUND) {
-		(*remaining)++;
-		snprintf(what, sizeof(what), "orphan of ledger %s, failed: %s", ledger_id, err.msg);
+	(void)err;
+	if (!name || !ref || strcmp(label_of(obj, "io.taskenv.ledger") ?: "", g->ledger_id) != 0)
+		return 0;
+	if ((svc_res_before_remove(e, g->l, NULL, k->kind, ref, &e2) < 0 || k->remove(e, ref, -1, &e2) < 0) &&
+	    e2.code != TE_E_NOTFOUND) {
+		(*g->remaining)++;
+		snprintf(what, sizeof(what), "orphan of ledger %s, failed: %s", g->ledger_id, e2.msg);
 	} else {
-		(*removed)++;
-		snprintf(what, sizeof(what), "orphan of ledger %s, removed", ledger_id);
+		(*g->removed)++;
+		snprintf(what, sizeof(what), "orphan of ledger %s, removed", g->ledger_id);
 	}
-	if (progress)
-		progress(pctx, k->name, name, what);
+	if (g->progress)
+		g->progress(g->pctx, k->name, name, what);
+	return 0;
 }
 
 int svc_orphans_remove(struct engine *e, struct ledger *l, const char *ledger_id, svc_progress_fn progress,
@@ -161,7 +174,8 @@ int svc_orphans_remove(struct engine *e, struct ledger *l, const char *ledger_id
 	te_autofree char *dir = state_dir(l);
 	te_autofree char *file = NULL;
 	te_autofree char *label = xasprintf("io.taskenv.ledger=%s", ledger_id);
-	int rc, last = 0;
+	struct group_rm g = {e, l, ledger_id, progress, progress_ctx, removed, remaining};
+	int rc;
 
 	*removed = *remaining = 0;
 	if (strcmp(ledger_id, state_ledger_id(l)) == 0)
@@ -179,24 +193,8 @@ int svc_orphans_remove(struct engine *e, struct ledger *l, const char *ledger_id
 		    "ledger id '%s' is held by the ledger file '%s': take its tasks down through "
 		    "it (TASKENV_STATE=%s taskenv down -t TASK); nothing removed",
 		    ledger_id, file, file);
-	for (int i = 0; i < SVC_RES_COUNT; i++)
-		if (svc_res_kind(i)->down_order > last)
-			last = svc_res_kind(i)->down_order;
-	/* In down order: containers first, they hold the networks and volumes. */
-	for (int order = 0; order <= last; order++)
-		for (int i = 0; i < SVC_RES_COUNT; i++) {
-			const struct svc_res_kind_ops *k = svc_res_kind(i);
-			te_autojson cJSON *list = NULL;
-			const cJSON *obj;
-
-			if (k->down_order != order || !k->list || !k->entry_name)
-				continue;
-			if (k->list(e, label, &list, err) < 0)
-				return te_err_prefix(err, "gc --orphans: list %ss: ", k->name);
-			cJSON_ArrayForEach (obj, list)
-				remove_one(e, l, k, obj, ledger_id, progress, progress_ctx, removed,
-					   remaining);
-		}
+	if (svc_res_each_labelled(e, label, "gc --orphans", remove_entry, &g, err) < 0)
+		return -1;
 	if (*remaining)
 		return te_err_set(err, TE_E_REMAINS, "ledger id '%s': %zu object(s) could not be removed",
 				  ledger_id, *remaining);

@@ -367,25 +367,16 @@ static int sweep_one(struct down *d, const struct svc_res_kind_ops *k, const cJS
  * label is the proof of ownership; users outside the task keep a network
  * or volume (svc_res_before_remove). Kinds in down order, one list call
  * each. */
-static int sweep(struct down *d, int last, struct te_err *err)
+static int sweep_entry(void *ctx, const struct svc_res_kind_ops *k, const cJSON *obj, struct te_err *err)
+{
+	return sweep_one(ctx, k, obj, err);
+}
+
+static int sweep(struct down *d, struct te_err *err)
 {
 	te_autofree char *label = xasprintf("io.taskenv.task=%s", d->task);
 
-	for (int order = 0; order <= last; order++)
-		for (int i = 0; i < SVC_RES_COUNT; i++) {
-			const struct svc_res_kind_ops *k = svc_res_kind(i);
-			te_autojson cJSON *list = NULL;
-			const cJSON *obj;
-
-			if (k->down_order != order || !k->list || !k->entry_name)
-				continue;
-			if (k->list(d->e, label, &list, err) < 0)
-				return te_err_prefix(err, "down: list %ss: ", k->name);
-			cJSON_ArrayForEach (obj, list)
-				if (sweep_one(d, k, obj, err) < 0)
-					return -1;
-		}
-	return 0;
+	return svc_res_each_labelled(d->e, label, "down", sweep_entry, d, err);
 }
 
 int svc_down_locked(struct engine *e, struct ledger *l, const char *task, const struct svc_down_opts *opts,
@@ -411,7 +402,7 @@ int svc_down_locked(struct engine *e, struct ledger *l, const char *task, const 
 	for (int order = 0; order <= last; order++)
 		if (down_order(&d, order, err) < 0)
 			return -1;
-	if (sweep(&d, last, err) < 0)
+	if (sweep(&d, err) < 0)
 		return -1;
 	state_event_add(l, task, "down", "down complete", err);
 	return finish(&d, err);
