@@ -9,6 +9,7 @@ PACKAGES=(
 	cmake gcc make pkg-config clang
 	libcurl4-openssl-dev libcjson-dev libyaml-dev libsqlite3-dev libpq-dev
 	libcmocka-dev libarchive-dev valgrind libssl-dev libxml2-dev
+	libmicrohttpd-dev # the broker's HTTP server (docs/broker.md)
 	# engines (scripts/engine.sh): dockerd with its containerd, Podman with netavark
 	docker.io containerd runc tini docker-compose
 	podman conmon netavark aardvark-dns catatonit uidmap slirp4netns fuse-overlayfs

@@ -198,7 +198,7 @@ static int drop_template(const char *server, const char *name, struct te_err *er
 static int make_spare(const char *server, const char *tmpl, struct rec *r, struct te_err *err)
 {
 	struct rec pr = {0};
-	struct drv_recorder rc = {&pr, intend, created, sget, sput, NULL, NULL};
+	struct drv_recorder rc = {&pr, intend, created, sget, sput, NULL, NULL, NULL};
 	char *name = NULL;
 	int ret = drv_pg_pool_make(server, LEDGER, tmpl, &rc, &name, err);
 
@@ -280,7 +280,7 @@ int main(int argc, char **argv)
 	}
 	for (int i = 0; i < n && rc == 0; i++) {
 		struct rec r = {0};
-		struct drv_recorder rcd = {&r, intend, created, sget, sput, claim, consumed};
+		struct drv_recorder rcd = {&r, intend, created, sget, sput, claim, consumed, NULL};
 		struct te_err err = {0};
 		char task[32];
 		double t0, t1, t2;

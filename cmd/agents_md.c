@@ -15,9 +15,11 @@ const struct cmd_option cmd_agents_md_options[] = {CMD_OPT_END};
 const char cmd_agents_md_about[] =
     "Print a Markdown section for AGENTS.md describing the isolation taskenv gives on\n"
     "this machine (engine reachable or not, flavor and version, port range and\n"
-    "loopback-only binding, ledger, drivers, limits) and the rule: if the required\n"
-    "boundary is unavailable, stop and report. The values are the settings the\n"
-    "other verbs use ('taskenv settings').\n";
+    "loopback-only binding, ledger, drivers, limits), the variables to export\n"
+    "(DOCKER_HOST, TASKENV_STATE), the lifecycle (worktree, lease, with/shell,\n"
+    "evidence before down, retain, gc) and the rule: if the required boundary is\n"
+    "unavailable, stop and report. The values are the settings the other verbs use\n"
+    "('taskenv settings').\n";
 
 /* A limit as containers get it: "0" and "none" are no limit. */
 static const char *limit(const struct svc_settings *s, enum svc_setting_id id)
@@ -62,11 +64,50 @@ static void print_facts(const struct svc_settings *s, const char *ledger)
 	       svc_settings_at(s, SVC_SET_NO_NEW_PRIVILEGES)->num ? "; no-new-privileges" : "");
 }
 
+/* The variables every agent's shell must export: without them its
+ * taskenv finds another engine or a ledger of its own (and its own shared
+ * servers), and the tasks of one machine stop seeing each other. */
+static void print_exports(struct engine *e, const char *ledger)
+{
+	printf("\n### Export these first\n\n"
+	       "Every command below assumes both, exported in the shell that runs taskenv (and in the "
+	       "agent's own tool environment):\n\n"
+	       "```sh\n"
+	       "export DOCKER_HOST=unix://%s\n"
+	       "export TASKENV_STATE=%s\n"
+	       "```\n\n"
+	       "Without `TASKENV_STATE` taskenv uses a ledger of its own per user/home (a second set of "
+	       "shared servers, tasks that cannot see each other); without `DOCKER_HOST` it may reach "
+	       "another engine, and every verb on a task made elsewhere refuses with exit 3.\n",
+	       e ? engine_socket(e) : "<the engine's socket>", ledger);
+}
+
+static void print_lifecycle(void)
+{
+	printf("\n### Lifecycle\n\n"
+	       "- **Worktree**: one git worktree per task, `taskenv worktree add <task>`; work and run "
+	       "`taskenv up` from inside it (the task is named by it).\n"
+	       "- **Lease**: `taskenv up -t <task> --lease 2h`; `taskenv gc` may remove the task "
+	       "once the lease passed and your process is gone.\n"
+	       "- **Host commands**: `taskenv with -t <task> --as <service> -- <cmd>` runs a host "
+	       "command with the service's own variables pointing at `127.0.0.1` (`taskenv shell` "
+	       "for a shell); `taskenv exec`/`run` inside containers. Their exit status is the "
+	       "command's; 125 means taskenv failed, 126 cannot execute, 127 not found.\n"
+	       "- **Evidence before down**: `taskenv down -t <task> --evidence <dir>` writes the "
+	       "bundle (diff, new files, every exec/run with its exit code, logs, verify) and then "
+	       "removes the task; `taskenv evidence -t <task> -o <dir>` writes it without removing.\n"
+	       "- **Retain** a failed task for review instead of removing it: `taskenv retain -t "
+	       "<task> --for 1d --reason '...'` (or `up --retain-on-failure 1d`).\n"
+	       "- **gc**: `taskenv gc` removes expired tasks and orphans of this ledger; never "
+	       "remove containers, networks or volumes by hand or with `docker ... prune`.\n");
+}
+
 static void print_rules(void)
 {
 	printf("\n### Rules\n\n"
 	       "1. Work inside your task: `taskenv up -t <task>`, then `taskenv env`, `taskenv logs`, "
-	       "`taskenv exec`, `taskenv run --rm`; finish with `taskenv down -t <task> --volumes`.\n"
+	       "`taskenv exec`, `taskenv run --rm`, `taskenv with`; finish with `taskenv down -t "
+	       "<task> --volumes --evidence <dir>`.\n"
 	       "2. Do not start project services on the host, publish ports on other addresses, or "
 	       "use another task's containers, networks, volumes or ports.\n"
 	       "3. **If the required boundary is unavailable, stop and report.** When the engine does "
@@ -96,6 +137,8 @@ int cmd_agents_md(struct te_ctx *ctx, int argc, char **argv)
 	       TASKENV_VERSION);
 	print_engine(e, &err);
 	print_facts(s, ledger ? ledger : "(no home directory)");
+	print_exports(e, ledger ? ledger : "(no home directory)");
+	print_lifecycle();
 	print_rules();
 	return EXIT_OK;
 }

@@ -1,7 +1,9 @@
 /* taskenv check: the policy verdict on a Compose file, without an engine. */
 #include "cmd/cmd.h"
 #include "services/model/compose.h"
-#include "services/model/policy.h"
+#include "services/model/plan.h"
+#include "services/gate/gate.h"
+#include "services/lifecycle/guard.h"
 #include "common/mem.h"
 
 #define TE_WITH_CJSON
@@ -28,31 +30,27 @@ const struct cmd_option cmd_check_options[] = {
 };
 
 const char cmd_check_about[] =
-    "What 'taskenv up' would refuse, one finding per line:\n"
-    "  FILE:LINE:COL: SERVICE: KEY: REASON (allow with 'NAME')\n"
-    "An exception is granted by the file (x-taskenv: {allow: [NAME, ...]}), by\n"
-    "--allow NAME, or by the config file's allow setting (globally, or for this\n"
-    "project's directory under projects:; 'taskenv settings'). Names:\n"
-    "  engine-socket         docker.sock / podman.sock / containerd.sock, or a directory above one\n"
-    "  privileged            privileged: true\n"
-    "  host-network host-pid host-ipc host-userns host-uts\n"
-    "                        network_mode / pid / ipc / userns_mode / uts: host\n"
-    "  devices               devices:\n"
-    "  cap:SYS_ADMIN cap:SYS_PTRACE cap:NET_ADMIN cap:SYS_MODULE cap:ALL\n"
-    "  seccomp-unconfined apparmor-unconfined label-disable   security_opt\n"
-    "  bind-system           bind of /, /etc, /var, /run, /proc, /sys, /dev, /root\n"
-    "  bind-home             bind of $HOME itself\n"
-    "  bind-credentials      bind of ~/.ssh ~/.aws ~/.config/gcloud ~/.kube ~/.docker\n"
-    "                        ~/.gnupg ~/.netrc ~/.git-credentials\n"
-    "  bind-outside-project  another bind source outside the project directory\n"
-    "  public-port           a port published on a host ip other than loopback\n"
-    "  host-sysctl           a sysctl not namespaced per container (host kernel)\n"
-    "  mac-address           mac_address: (the same MAC in every task)\n"
-    "Bind sources (also secret and config file: sources) are judged after resolving\n"
-    "symlinks and '..'.\n\n"
+    "What 'taskenv up' would refuse, judged by the policy gate on the Engine\n"
+    "requests the files make (no engine, no ledger), one finding per line:\n"
+    "  FILE:LINE:COL: SERVICE: KEY: REASON (needs --allow NAME)\n"
+    "  FILE:LINE:COL: SERVICE: KEY: REASON (refused)      no exception opens it\n"
+    "Exceptions come only from the trusted side: --allow NAME, or the config\n"
+    "file's allow setting (globally, or for this project's directory under\n"
+    "projects:; 'taskenv settings'). x-taskenv.allow in a file only names the\n"
+    "exceptions it needs. What each name opens: docs/security.md. Names:\n"
+    "  engine-socket privileged host-network host-pid host-ipc host-userns host-uts\n"
+    "  host-cgroupns devices cap:NAME seccomp-unconfined apparmor-unconfined\n"
+    "  label-disable seccomp-profile bind-system bind-home bind-credentials\n"
+    "  bind-outside-project public-port host-sysctl mac-address external-network\n"
+    "  external-volume network-driver volume-driver runtime log-driver\n"
+    "  host-credentials template:NAME path:/DIR\n"
+    "Host paths (binds, env_file, secret and config files, build contexts) are\n"
+    "judged after resolving every symlink, against the project (the nearest\n"
+    "ancestor of the Compose file holding .git, else its directory). What only\n"
+    "an engine knows (whose labels an external network carries) is left to up.\n\n"
     "exit codes: 0 nothing refused, 1 findings, 2 the file cannot be read or is invalid\n";
 
-static void print_json(const struct svc_finding *f, size_t n)
+static void print_json(const struct gate_finding *f, size_t n)
 {
 	te_autojson cJSON *doc = cJSON_CreateObject();
 	cJSON *a;
@@ -70,7 +68,10 @@ static void print_json(const struct svc_finding *f, size_t n)
 		cJSON_AddStringToObject(o, "service", f[i].service);
 		cJSON_AddStringToObject(o, "key", f[i].key);
 		cJSON_AddStringToObject(o, "reason", f[i].reason);
-		cJSON_AddStringToObject(o, "allow", f[i].allow);
+		if (f[i].allow)
+			cJSON_AddStringToObject(o, "allow", f[i].allow);
+		else
+			cJSON_AddNullToObject(o, "allow");
 		cJSON_AddItemToArray(a, o);
 	}
 	text = cJSON_Print(doc);
@@ -86,31 +87,61 @@ static char *quiet_task(struct te_ctx *ctx)
 	return cmd_task_name(ctx, NULL, &ignored);
 }
 
+/* A gate as up would have it, without an engine: the rules that need one
+ * are left to up. Secret files taskenv writes at up go to a directory of
+ * the ledger, which check has not: a stand-in, trusted as up trusts it. */
+static void check_gate(struct gate *g, struct svc_plan *plan, char *const *allow)
+{
+	g->task = xstrdup(plan->task);
+	g->ledger_id = xstrdup(plan->ledger_id);
+	g->granted = te_strv_dup(allow);
+	g->boundary = gate_project_boundary(plan->project);
+	plan->files_dir = xstrdup("/nonexistent/taskenv-check-files");
+	g->own_dirs = te_strv_push(NULL, xstrdup(plan->files_dir));
+	plan->public_ports = gate_granted(g, "public-port");
+}
+
+static int judge(struct svc_project *p, char *const *allow, const char *task, bool json, struct te_err *err)
+{
+	struct svc_plan *plan = svc_plan_build(p, task ? task : "check", "check", err);
+	struct gate g = {0};
+	te_autostrv char **w = NULL;
+	int n;
+
+	if (!plan)
+		return -1;
+	check_gate(&g, plan, allow);
+	svc_guard_plan(&g, NULL, plan);
+	w = gate_public_port_warnings(&g, p);
+	for (size_t i = 0; w && w[i]; i++)
+		fprintf(stderr, "taskenv check: warning: %s\n", w[i]);
+	if (json)
+		print_json(g.v, g.n);
+	for (size_t i = 0; !json && i < g.n; i++) {
+		te_autofree char *line = gate_finding_format(&g.v[i]);
+
+		printf("%s\n", line);
+	}
+	n = (int)g.n;
+	gate_release(&g);
+	svc_plan_free(plan);
+	return n ? 1 : 0;
+}
+
 static int run(struct te_ctx *ctx, struct check_opts *o, struct te_err *err)
 {
 	te_autofree char *task = quiet_task(ctx);
 	struct svc_project *p = cmd_compose_load(ctx, &o->compose, "check", task, err);
-	struct svc_finding *f = NULL;
-	size_t n = 0;
+	int rc = -1;
 
 	if (!p)
 		return -1;
-	if (cmd_compose_allow(ctx, &o->compose, p, err) < 0 ||
-	    svc_policy_validate(p, o->compose.allow, err) < 0) {
-		svc_project_free(p);
-		return -1;
-	}
-	svc_policy_check(p, o->compose.allow, &f, &n);
-	if (o->json)
-		print_json(f, n);
-	for (size_t i = 0; !o->json && i < n; i++) {
-		te_autofree char *line = svc_finding_format(&f[i]);
-
-		printf("%s\n", line);
-	}
-	svc_findings_free(f, n);
+	if (cmd_compose_allow(ctx, &o->compose, p, err) == 0 &&
+	    gate_exceptions_validate(o->compose.allow, "--allow", err) == 0 &&
+	    gate_exceptions_validate(p->allow, "x-taskenv.allow", err) == 0)
+		rc = judge(p, o->compose.allow, task, o->json, err);
 	svc_project_free(p);
-	return n ? 1 : 0;
+	return rc;
 }
 
 int cmd_check(struct te_ctx *ctx, int argc, char **argv)
@@ -125,7 +156,10 @@ int cmd_check(struct te_ctx *ctx, int argc, char **argv)
 		rc = run(ctx, &o, &err);
 		if (rc < 0) {
 			cmd_fail("check", &err);
-			rc = EXIT_USAGE; /* unreadable or invalid file: 2, whatever the cause */
+			/* A refusal the loader makes (a server image, a build network
+			 * or context): 1, as the policy's; else an unreadable or
+			 * invalid file: 2, whatever the cause. */
+			rc = err.code == TE_E_POLICY ? EXIT_FAIL : EXIT_USAGE;
 		}
 	}
 	cmd_compose_release(&o.compose);

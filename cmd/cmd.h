@@ -23,6 +23,14 @@ enum {
 	EXIT_UNREACHABLE = 3, /* no engine answers on the socket */
 };
 
+/* exec, run, with and shell return the command's own status; their own
+ * failures follow Docker's CLI (docs/agents.md, "Exit codes"). */
+enum {
+	EXIT_CMD_FAILED = 125,	    /* taskenv or the engine failed: the command did not run */
+	EXIT_CMD_CANNOT_EXEC = 126, /* the command was found but cannot be executed */
+	EXIT_CMD_NOT_FOUND = 127,   /* the command was not found */
+};
+
 enum {
 	CMD_NEED_LEDGER = 1 << 0, /* cmd_parse opens the ledger, after the options */
 	CMD_ARGS_FIRST = 1 << 1,  /* options end at the first argument (exec SERVICE CMD -x) */
@@ -54,6 +62,7 @@ struct te_ctx {
 	bool version, list_verbs;      /* --version, --list-verbs */
 	const char *gen;	       /* hidden --gen man|bash|zsh|options */
 	char **pool_refill;	       /* hidden --pool-refill TEMPLATE,... (owned) */
+	const char *broker_serve;      /* hidden --broker-serve TASK (borrowed) */
 	const struct cmd_verb *verb;   /* the verb being run, set by main */
 	struct svc_settings *settings; /* loaded on demand by cmd_get_settings(), owned */
 	struct ledger *ledger;	       /* opened by cmd_parse when the verb needs it */
@@ -102,6 +111,14 @@ bool cmd_engine_explicit(const struct te_ctx *ctx);
  * return the exit code for ERR's code. */
 int cmd_fail(const char *verb, const struct te_err *err);
 
+/* For exec, run, with, shell: print ERR as cmd_fail does and return
+ * EXIT_CMD_NOT_FOUND or EXIT_CMD_CANNOT_EXEC when the runtime's message
+ * says so, else EXIT_CMD_FAILED. */
+int cmd_fail_command(const char *verb, const struct te_err *err);
+/* The runtime's message S (output, or an error) names a command it could
+ * not find (127) or not execute (126); 0 when it says neither. */
+int cmd_command_status(const char *s, size_t n);
+
 /* A usage problem of CTX's verb (the global options when none): print
  * "taskenv VERB: <message>" and the verb's usage line on stderr; returns
  * EXIT_USAGE. */
@@ -119,6 +136,9 @@ int cmd_gen(const char *what);
 int cmd_progress_setup(const char *mode, bool verbose);
 void cmd_progress(void *ctx, const char *kind, const char *name, const char *what);
 void cmd_progress_release(void);
+/* For --json: renders the step as cmd_progress does (stderr) and appends
+ * {"kind","name","outcome"} to CTX, a cJSON array. */
+void cmd_progress_collect(void *ctx, const char *kind, const char *name, const char *what);
 /* -v: E reports each Engine API call on stderr ("engine: GET /v1.41/... -> 200 (3 ms)"). */
 void cmd_trace_install(const struct te_ctx *ctx, struct engine *e);
 /* Colour on F: a terminal, TERM is not "dumb" and NO_COLOR is unset/empty. */
@@ -152,6 +172,7 @@ struct cmd_compose {
 	char **profiles;  /* owned */
 	char **allow;	  /* owned */
 	char **env_files; /* owned */
+	char **warnings;  /* the loader's warnings, kept by cmd_compose_load (owned) */
 };
 #define CMD_OPT_COMPOSE_FILE(type)                                                                           \
 	CMD_OPT_LIST('f', "file", "FILE", type, compose.files,                                               \
@@ -201,6 +222,8 @@ CMD_VERB_DECL(env);
 CMD_VERB_DECL(logs);
 CMD_VERB_DECL(exec);
 CMD_VERB_DECL(run);
+CMD_VERB_DECL(with);
+CMD_VERB_DECL(shell);
 CMD_VERB_DECL(stop);
 CMD_VERB_DECL(start);
 CMD_VERB_DECL(restart);
@@ -212,6 +235,20 @@ CMD_VERB_DECL(agents_md);
 CMD_VERB_DECL(worktree_add);
 CMD_VERB_DECL(worktree_remove);
 extern const char cmd_worktree_about[];
+CMD_VERB_DECL(mcp);
+/* up from the Compose files the ledger recorded for TASK (cmd/up.c; the
+ * MCP server's up tool). Prints progress on stderr only. */
+int cmd_up_recorded(struct te_ctx *ctx, const char *task, struct te_err *err);
+CMD_VERB_DECL(broker_start);
+CMD_VERB_DECL(broker_stop);
+CMD_VERB_DECL(broker_status);
+extern const char cmd_broker_about[];
+/* Start TASK's broker on E (under the task's lock) and print its socket
+ * on OUT (cmd/broker.c; also up --broker, on stderr under --json). */
+int cmd_broker_start_task(struct te_ctx *ctx, struct engine *e, const char *task, FILE *out,
+			  struct te_err *err);
+/* The hidden --broker-serve TASK: the detached broker process itself. */
+int cmd_broker_serve(struct te_ctx *ctx, const char *task);
 CMD_VERB_DECL(contract);
 CMD_VERB_DECL(verify);
 CMD_VERB_DECL(events);
@@ -224,6 +261,9 @@ CMD_VERB_DECL(reset);
  * process `up` and `reset` start detached to refill the pools of the
  * Postgres templates they used (services/lifecycle/pgtpl.h). */
 int cmd_pool_refill(struct te_ctx *ctx, char *const *templates);
+
+/* evidence --json's document (docs/json.md) for the bundle in DIR. */
+void cmd_evidence_json(const char *task, const char *dir, int verify_failed);
 
 /* The task list of `ps` and `ls`. */
 int cmd_ps_tasks(struct te_ctx *ctx, bool json);

@@ -3,6 +3,7 @@
 #include "cmd/cmd.h"
 #include "engine/engine.h"
 #include "services/settings.h"
+#include "services/lifecycle/guard.h"
 #include "services/model/compose.h"
 #include "services/model/load.h"
 #include "services/model/policy.h"
@@ -66,6 +67,7 @@ struct engine *cmd_engine(struct te_ctx *ctx, const char *recorded, struct te_er
 	if (!ctx->engine)
 		return NULL;
 	cmd_trace_install(ctx, ctx->engine);
+	svc_guard(ctx->engine, ctx->ledger); /* every change passes the gate (ARCHITECTURE.md) */
 	ctx->engine_socket = TE_STEAL(path);
 	return ctx->engine;
 }
@@ -77,9 +79,41 @@ int cmd_fail(const char *verb, const struct te_err *err)
 	case TE_E_USAGE:
 	case TE_E_TASKNAME:
 	case TE_E_COMPOSE: return EXIT_USAGE;
-	case TE_E_UNREACHABLE: return EXIT_UNREACHABLE;
+	case TE_E_UNREACHABLE:
+	case TE_E_WRONG_ENGINE: return EXIT_UNREACHABLE;
 	default: return EXIT_FAIL;
 	}
+}
+
+static bool has(const char *s, size_t n, const char *what)
+{
+	size_t k = strlen(what);
+
+	for (size_t i = 0; i + k <= n; i++)
+		if (memcmp(s + i, what, k) == 0)
+			return true;
+	return false;
+}
+
+/* The OCI runtimes' words (runc, crun), as the docker CLI reads them. */
+int cmd_command_status(const char *s, size_t n)
+{
+	if (has(s, n, "executable file not found") || has(s, n, "no such file or directory") ||
+	    has(s, n, "command not found"))
+		return EXIT_CMD_NOT_FOUND;
+	if (has(s, n, "permission denied") || has(s, n, "exec format error"))
+		return EXIT_CMD_CANNOT_EXEC;
+	return 0;
+}
+
+int cmd_fail_command(const char *verb, const struct te_err *err)
+{
+	/* Only the engine's own answer to starting the command may say so (a
+	 * ledger file that is missing is no missing command). */
+	int status = err->code == TE_E_ENGINE ? cmd_command_status(err->msg, strlen(err->msg)) : 0;
+
+	fprintf(stderr, "taskenv %s: %s\n", verb, err->msg);
+	return status ? status : EXIT_CMD_FAILED;
 }
 
 int cmd_usage(const struct te_ctx *ctx, const char *fmt, ...)
@@ -213,6 +247,7 @@ void cmd_compose_release(struct cmd_compose *c)
 	te_strv_free(c->profiles);
 	te_strv_free(c->allow);
 	te_strv_free(c->env_files);
+	te_strv_free(c->warnings);
 	memset(c, 0, sizeof(*c));
 }
 
@@ -232,7 +267,9 @@ struct svc_project *cmd_compose_load(struct te_ctx *ctx, struct cmd_compose *c, 
 	o.limits.max_nodes = svc_settings_at(s, SVC_SET_COMPOSE_MAX_NODES)->num;
 	p = svc_load_project(&o, &warnings, err);
 	/* Also when loading failed: a warning may be what explains the error. */
-	for (size_t i = 0; warnings && warnings[i]; i++)
+	for (size_t i = 0; warnings && warnings[i]; i++) {
 		fprintf(stderr, "taskenv %s: warning: %s\n", verb, warnings[i]);
+		c->warnings = te_strv_push(c->warnings, xstrdup(warnings[i]));
+	}
 	return p;
 }

@@ -6,6 +6,9 @@
 #include "services/settings.h"
 #include "state/ledger.h"
 
+#define TE_WITH_CJSON
+#include "common/cleanup.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
@@ -15,6 +18,7 @@ struct gc_args {
 	bool orphans;
 	const char *ledger_id;
 	bool yes;
+	bool json;
 };
 
 const struct cmd_option cmd_gc_options[] = {
@@ -28,6 +32,7 @@ const struct cmd_option cmd_gc_options[] = {
 		   "with --orphans --yes: remove that one group, when no ledger file\n"
 		   "in the state directory holds the id"),
     CMD_OPT_FLAG(0, "yes", struct gc_args, yes, "with --orphans --ledger-id: really remove the group"),
+    CMD_OPT_JSON(struct gc_args, json),
     CMD_OPT_END,
 };
 
@@ -39,7 +44,8 @@ const char cmd_gc_about[] =
     "Never touches an object without both labels, nor one of a live or locked task.\n"
     "Then Postgres templates built from migrations: what a killed build or pool\n"
     "refill left, and templates no task was cloned from, unused for template_gc_age\n"
-    "(default 7d), with their spare databases.\n"
+    "(default 7d), with their spare databases. And the rows of task brokers that no\n"
+    "longer run (killed, crashed), with the sockets they left.\n"
     "With --orphans: list the objects of other ledgers instead, grouped by ledger\n"
     "id (tasks, kinds, ages); --ledger-id ID --yes removes one group.\n"
     "Exit 1 when something could not be removed (it stays pending for the next gc).\n";
@@ -109,13 +115,35 @@ static int orphans(struct te_ctx *ctx, struct gc_args *a, struct te_err *err)
 	return rc;
 }
 
+/* gc --json (docs/json.md). STEPS is taken over. */
+static void print_json(const struct svc_gc_opts *o, const struct svc_gc_result *r, cJSON *steps, int rc,
+		       const struct te_err *err)
+{
+	te_autojson cJSON *d = cJSON_CreateObject();
+
+	cJSON_AddNumberToObject(d, "schema_version", CMD_JSON_SCHEMA_VERSION);
+	cJSON_AddBoolToObject(d, "dry_run", o->dry_run);
+	if (rc < 0)
+		cJSON_AddStringToObject(d, "error", err->msg);
+	else
+		cJSON_AddNullToObject(d, "error");
+	cJSON_AddNumberToObject(d, "expired_tasks", (double)r->tasks);
+	cJSON_AddNumberToObject(d, "orphans", (double)r->orphans);
+	cJSON_AddNumberToObject(d, "kept_live", (double)r->live);
+	cJSON_AddNumberToObject(d, "templates", (double)r->templates);
+	cJSON_AddNumberToObject(d, "remaining", (double)r->remaining);
+	cJSON_AddItemToObject(d, "steps", steps);
+	cmd_print_json(d);
+}
+
 int cmd_gc(struct te_ctx *ctx, int argc, char **argv)
 {
 	struct gc_args a = {.o = {.stop_timeout = 10, .progress = cmd_progress}};
-	struct svc_gc_opts o;
+	struct svc_gc_opts *op = &a.o;
 	struct svc_gc_result r = {0};
 	struct te_err err = {0};
 	const struct svc_settings *s;
+	cJSON *steps;
 	int rc, i = cmd_parse(ctx, argc, argv, &a, &rc);
 
 	if (i < 0)
@@ -124,18 +152,34 @@ int cmd_gc(struct te_ctx *ctx, int argc, char **argv)
 		te_err_set(&err, TE_E_USAGE, "--ledger-id and --yes go with --orphans");
 		return cmd_fail("gc", &err);
 	}
+	if (a.orphans && a.json) {
+		te_err_set(&err, TE_E_USAGE, "--json does not go with --orphans (its listing is text)");
+		return cmd_fail("gc", &err);
+	}
 	s = cmd_get_settings(ctx, &err);
 	if (!s || !cmd_engine(ctx, NULL, &err))
 		return cmd_fail("gc", &err);
 	if (a.orphans)
 		return orphans(ctx, &a, &err) < 0 ? cmd_fail("gc", &err) : EXIT_OK;
-	o = a.o;
-	o.template_gc_age = svc_settings_at(s, SVC_SET_TEMPLATE_GC_AGE)->num;
-	rc = svc_gc(ctx->engine, ctx->ledger, &o, &r, &err);
+	a.o.template_gc_age = svc_settings_at(s, SVC_SET_TEMPLATE_GC_AGE)->num;
+	steps = cJSON_CreateArray();
+	if (a.json) {
+		a.o.progress = cmd_progress_collect;
+		a.o.progress_ctx = steps;
+	}
+	rc = svc_gc(ctx->engine, ctx->ledger, &a.o, &r, &err);
+	if (a.json) {
+		print_json(&a.o, &r, steps, rc, &err);
+		return rc < 0 ? cmd_fail("gc", &err) : EXIT_OK;
+	}
+	cJSON_Delete(steps);
 	printf("gc%s: %zu expired task(s)%s, %zu orphan object(s)%s, %zu kept (live), %zu postgres "
 	       "template/pool database(s)%s, remaining %zu\n",
-	       o.dry_run ? " (dry run)" : "", r.tasks, o.dry_run ? " would go" : " removed", r.orphans,
-	       o.dry_run ? " would go" : " removed", r.live, r.templates,
-	       o.dry_run ? " would go" : " removed", r.remaining);
+	       op->dry_run ? " (dry run)" : "", r.tasks, op->dry_run ? " would go" : " removed", r.orphans,
+	       op->dry_run ? " would go" : " removed", r.live, r.templates,
+	       op->dry_run ? " would go" : " removed", r.remaining);
+	if (r.processes)
+		printf("gc%s: %zu broker(s) no longer running, their rows and sockets%s\n",
+		       op->dry_run ? " (dry run)" : "", r.processes, op->dry_run ? " would go" : " cleared");
 	return rc < 0 ? cmd_fail("gc", &err) : EXIT_OK;
 }

@@ -25,8 +25,19 @@ static const struct cmd_verb worktree_subs[] = {
     {NULL, NULL, 0, NULL, NULL, NULL, NULL, NULL},
 };
 
+static const struct cmd_verb broker_subs[] = {
+    {"broker start", cmd_broker_start, CMD_NEED_LEDGER, cmd_broker_start_options, NULL,
+     "start the task's broker (or keep the running one)", cmd_broker_start_about, NULL},
+    {"broker stop", cmd_broker_stop, CMD_NEED_LEDGER, cmd_broker_stop_options, NULL, "stop the task's broker",
+     cmd_broker_stop_about, NULL},
+    {"broker status", cmd_broker_status, CMD_NEED_LEDGER, cmd_broker_status_options, NULL,
+     "whether the task's broker runs, and its socket", cmd_broker_status_about, NULL},
+    {NULL, NULL, 0, NULL, NULL, NULL, NULL, NULL},
+};
+
 static const struct cmd_verb commands[] = {
-    VERB("up", up, CMD_NEED_LEDGER, NULL, "create and start the task's containers, networks and volumes"),
+    VERB("up", up, CMD_NEED_LEDGER, "[SERVICE...]",
+	 "create and start the task's containers, networks and volumes"),
     VERB("ps", ps, CMD_NEED_LEDGER, NULL, "list tasks, or one task's resources with their live state"),
     VERB("down", down, CMD_NEED_LEDGER, NULL, "stop and remove exactly what the ledger says the task owns"),
     VERB("config", config, 0, NULL, "print the resolved Compose model with the names taskenv will create"),
@@ -38,6 +49,9 @@ static const struct cmd_verb commands[] = {
 	 "run a command in a service's container; its exit status is ours"),
     VERB("run", run, CMD_NEED_LEDGER | CMD_ARGS_FIRST, "SERVICE [CMD [ARG...]]",
 	 "run a one-off container of a service (recorded in the ledger)"),
+    VERB("with", with, CMD_NEED_LEDGER | CMD_ARGS_FIRST, "[--] CMD [ARG...]",
+	 "run a host command with the task's variables (--as: a service's own)"),
+    VERB("shell", shell, CMD_NEED_LEDGER, NULL, "an interactive host shell with the task's variables"),
     VERB("stop", stop, CMD_NEED_LEDGER, "[SERVICE...]",
 	 "stop the task's containers, keeping ports and volumes"),
     VERB("start", start, CMD_NEED_LEDGER, "[SERVICE...]", "start the task's stopped containers again"),
@@ -58,6 +72,9 @@ static const struct cmd_verb commands[] = {
     VERB("gc", gc, CMD_NEED_LEDGER, NULL, "remove expired tasks and orphaned objects of this ledger"),
     VERB("reset", reset, CMD_NEED_LEDGER, "RESOURCE",
 	 "empty a task's Postgres schema or database back to its start"),
+    VERB("mcp", mcp, CMD_NEED_LEDGER, NULL, "serve the Model Context Protocol on stdio, scoped to the task"),
+    {"broker", NULL, 0, NULL, NULL, "the task's Engine API broker: start, stop, status", cmd_broker_about,
+     broker_subs},
     {NULL, NULL, 0, NULL, NULL, NULL, NULL, NULL},
 };
 
@@ -82,6 +99,8 @@ static const struct cmd_option global_options[] = {
     {"pool-refill", 0, "TEMPLATE,...",
      "refill the pools of these Postgres templates (started by up and reset)", cmd_opt_csv,
      CMD_FIELD(struct te_ctx, pool_refill, char **), NULL, CMD_OPT_HIDDEN | CMD_OPT_REPEAT},
+    {"broker-serve", 0, "TASK", "serve the task's broker (started by broker start and up --broker)",
+     cmd_opt_string, CMD_FIELD(struct te_ctx, broker_serve, const char *), NULL, CMD_OPT_HIDDEN},
     CMD_OPT_END,
 };
 
@@ -105,7 +124,9 @@ static void usage(FILE *f)
 	fprintf(f, "\nglobal options:\n");
 	cmd_options_help(global_options, f);
 	fprintf(f, "\nexit codes: 0 ok, 1 failure (or owned resources remain after down),\n"
-		   "            2 usage (bad flags, task name or Compose file), 3 engine unreachable\n\n"
+		   "            2 usage (bad flags, task name or Compose file), 3 engine unreachable\n"
+		   "            (or another engine than the task's); exec, run, with and shell: the\n"
+		   "            command's own, 125 taskenv failed, 126 cannot execute, 127 not found\n\n"
 		   "'taskenv VERB --help' describes a verb.\n");
 }
 
@@ -175,6 +196,8 @@ static int global_only(struct te_ctx *ctx, bool help)
 		return cmd_gen(ctx->gen);
 	if (ctx->pool_refill)
 		return cmd_pool_refill(ctx, ctx->pool_refill);
+	if (ctx->broker_serve)
+		return cmd_broker_serve(ctx, ctx->broker_serve);
 	return -1;
 }
 
@@ -198,8 +221,10 @@ int main(int argc, char **argv)
 	if (verb < 0)
 		return cmd_usage(&ctx, "%s", err.msg);
 	code = global_only(&ctx, help);
-	if (code >= 0)
+	if (code >= 0) {
+		ctx_release(&ctx); /* the long-lived ones (--broker-serve) exit through here */
 		return code;
+	}
 	if (verb >= argc)
 		return usage(stderr), EXIT_USAGE;
 	cmd = find(commands, argv[verb]);

@@ -132,7 +132,7 @@ int cmd_opt_choice(const struct cmd_option *o, const char *arg, void *dst, struc
 	}
 
 /* What every task verb has, with the same words everywhere. */
-#define CMD_TASK_HELP "task name (default: $TASKENV_TASK, else the git branch)"
+#define CMD_TASK_HELP "task name (default: $TASKENV_TASK, else the git branch and a hash of the checkout)"
 #define CMD_OPT_TASK(type, field) CMD_OPT_STRING('t', "task", "TASK", type, field, CMD_TASK_HELP)
 #define CMD_OPT_JSON(type, field)                                                                            \
 	CMD_OPT_FLAG(0, "json", type, field, "print JSON (the shapes: docs/json.md)")

@@ -5,6 +5,9 @@
  * terminal and never when NO_COLOR is set (https://no-color.org). And the
  * -v trace of Engine API calls, which the engine reports through a callback. */
 #include "cmd/cmd.h"
+
+#define TE_WITH_CJSON
+#include "common/cleanup.h"
 #include "engine/engine.h"
 #include "common/mem.h"
 
@@ -136,4 +139,15 @@ static void trace(void *ctx, const char *method, const char *path, long status, 
 void cmd_trace_install(const struct te_ctx *ctx, struct engine *e)
 {
 	engine_set_trace(e, ctx->verbose ? trace : NULL, NULL);
+}
+
+void cmd_progress_collect(void *ctx, const char *kind, const char *name, const char *what)
+{
+	cJSON *j = cJSON_CreateObject();
+
+	cmd_progress(NULL, kind, name, what);
+	cJSON_AddStringToObject(j, "kind", kind);
+	cJSON_AddStringToObject(j, "name", name);
+	cJSON_AddStringToObject(j, "outcome", what);
+	cJSON_AddItemToArray(ctx, j);
 }

@@ -1,4 +1,5 @@
 /* taskenv ps: tasks at a glance, or one task's resources in detail. */
+#include "services/lifecycle/guard.h"
 #include "cmd/cmd.h"
 #include "engine/engine.h"
 #include "services/lifecycle/status.h"
@@ -64,6 +65,7 @@ static struct engine *engine_for(void *vctx, const char *socket, struct te_err *
 	if (!e)
 		return NULL;
 	cmd_trace_install(ctx, e);
+	svc_guard(e, ctx->ledger);
 	ctx->other_sockets = te_strv_push(ctx->other_sockets, xstrdup(socket));
 	ctx->others = xrealloc(ctx->others, (n + 2) * sizeof(*ctx->others));
 	ctx->others[n] = e;
@@ -100,9 +102,14 @@ static void owner_text(const cJSON *t, char *buf, size_t n)
 		return;
 	}
 	expiry_text(cJSON_GetNumberValue(cJSON_GetObjectItem(t, "lease_expires")), exp, sizeof(exp));
+	/* An owner that no longer runs (an `up` killed midway) is said: the
+	 * task's status is then what it was left at, not what is going on. */
 	snprintf(buf, n, "%s@%s pid %d%s, lease %s", str(w, "user"), str(w, "host"),
 		 cJSON_GetObjectItem(w, "pid")->valueint,
-		 cJSON_IsTrue(cJSON_GetObjectItem(w, "live")) ? " (live)" : "", exp);
+		 cJSON_IsTrue(cJSON_GetObjectItem(w, "live"))  ? " (live)"
+		 : cJSON_GetObjectItem(w, "pid")->valueint > 0 ? " (owner gone)"
+							       : "",
+		 exp);
 }
 
 static void print_tasks(const cJSON *arr)

@@ -3,12 +3,17 @@
 #include "services/lifecycle/retain.h"
 #include "common/mem.h"
 
+#define TE_WITH_CJSON
+#include "common/cleanup.h"
+
 #include <stdio.h>
+#include <time.h>
 #include <stdlib.h>
 
 struct retain_args {
 	const char *task;
 	struct svc_retain_opts o;
+	bool json;
 };
 
 const struct cmd_option cmd_retain_options[] = {
@@ -18,6 +23,7 @@ const struct cmd_option cmd_retain_options[] = {
     CMD_OPT_STRING(0, "reason", "TEXT", struct retain_args, o.reason, "why (shown by ps)"),
     CMD_OPT_SECONDS(0, "timeout", struct retain_args, o.stop_timeout,
 		    "seconds each container gets to stop (default 10)"),
+    CMD_OPT_JSON(struct retain_args, json),
     CMD_OPT_END,
 };
 
@@ -32,12 +38,25 @@ static int run(struct te_ctx *ctx, struct retain_args *a, struct te_err *err)
 	te_autofree char *task = NULL;
 	int rc;
 
+	te_autojson cJSON *steps = cJSON_CreateArray();
+
 	if (!cmd_task_engine(ctx, a->task, &task, err))
 		return -1;
-	a->o.progress = cmd_progress;
+	a->o.progress = a->json ? cmd_progress_collect : cmd_progress;
+	a->o.progress_ctx = steps;
 	rc = svc_retain(ctx->engine, ctx->ledger, task, &a->o, err);
-	if (rc == 0)
+	if (rc == 0 && a->json) {
+		te_autojson cJSON *d = cJSON_CreateObject();
+
+		cJSON_AddNumberToObject(d, "schema_version", CMD_JSON_SCHEMA_VERSION);
+		cJSON_AddStringToObject(d, "task", task);
+		cJSON_AddNumberToObject(d, "retained_for", (double)a->o.secs);
+		cJSON_AddNumberToObject(d, "retain_until", (double)(time(NULL) + a->o.secs));
+		cJSON_AddItemToObject(d, "steps", TE_STEAL(steps));
+		cmd_print_json(d);
+	} else if (rc == 0) {
 		printf("task '%s' retained for %llds\n", task, a->o.secs);
+	}
 	return rc;
 }
 

@@ -1,5 +1,7 @@
 /* Helpers of the verbs that act on one existing task. */
 #include "cmd/cmd.h"
+#include "services/lifecycle/guard.h"
+#include "services/lifecycle/identity.h"
 #include "state/ledger.h"
 #include "common/mem.h"
 
@@ -31,7 +33,17 @@ struct engine *cmd_task_engine_or_missing(struct te_ctx *ctx, const char *flag, 
 		return NULL;
 	}
 	e = cmd_engine(ctx, t.engine, err);
+	/* A socket that answers is not yet the task's engine: only there may
+	 * a verb conclude that something of the task is gone. */
+	if (!e && err->code == TE_E_UNREACHABLE && t.engine && cmd_engine_explicit(ctx))
+		te_err_prefix(err, "task '%s' lives on the engine at unix://%s; ", task, t.engine);
+	else if (e && svc_engine_check(e, ctx->ledger, task, err) < 0)
+		e = NULL;
 	state_task_release(&t);
+	/* The verb acts on this task: its objects, with the exceptions its
+	 * latest up recorded. */
+	if (e && svc_guard_task(e, ctx->ledger, task, err) < 0)
+		return NULL;
 	if (e)
 		*task_out = TE_STEAL(task);
 	return e;

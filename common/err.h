@@ -10,20 +10,21 @@
 
 enum te_code {
 	TE_OK = 0,
-	TE_E_FAIL,	  /* generic failure */
-	TE_E_USAGE,	  /* bad flags or arguments (exit 2) */
-	TE_E_IO,	  /* local file or system call */
-	TE_E_COMPOSE,	  /* YAML syntax, schema or interpolation error in a Compose file */
-	TE_E_TASKNAME,	  /* invalid or undeterminable task name */
-	TE_E_UNREACHABLE, /* no engine answers on the socket (exit 3) */
-	TE_E_ENGINE,	  /* the engine answered with an error */
-	TE_E_NOTFOUND,	  /* the engine (or ledger) says: no such object */
-	TE_E_CONFLICT,	  /* the object exists / is owned by someone else */
-	TE_E_STATE,	  /* sqlite ledger */
-	TE_E_PORTS,	  /* port range exhausted */
-	TE_E_REMAINS,	  /* down finished but owned resources remain */
-	TE_E_POLICY,	  /* the policy refuses the Compose file (exit 1) */
-	TE_E_UNHEALTHY,	  /* a service did not become healthy / complete in time (exit 1) */
+	TE_E_FAIL,	   /* generic failure */
+	TE_E_USAGE,	   /* bad flags or arguments (exit 2) */
+	TE_E_IO,	   /* local file or system call */
+	TE_E_COMPOSE,	   /* YAML syntax, schema or interpolation error in a Compose file */
+	TE_E_TASKNAME,	   /* invalid or undeterminable task name */
+	TE_E_UNREACHABLE,  /* no engine answers on the socket (exit 3) */
+	TE_E_ENGINE,	   /* the engine answered with an error */
+	TE_E_NOTFOUND,	   /* the engine (or ledger) says: no such object */
+	TE_E_CONFLICT,	   /* the object exists / is owned by someone else */
+	TE_E_STATE,	   /* sqlite ledger */
+	TE_E_PORTS,	   /* port range exhausted */
+	TE_E_REMAINS,	   /* down finished but owned resources remain */
+	TE_E_POLICY,	   /* the policy refuses the Compose file (exit 1) */
+	TE_E_UNHEALTHY,	   /* a service did not become healthy / complete in time (exit 1) */
+	TE_E_WRONG_ENGINE, /* the socket reaches another engine than the task's (exit 3) */
 };
 
 struct te_err {

@@ -5,7 +5,10 @@
  * engine call: {before,after}-inspect:image:IMAGE, -create:network:NAME,
  * -create:volume:NAME, -create:container:NAME, -connect:container:NAME
  * (each extra network), -start:container:NAME, and during-create:container:NAME
- * (te_fault_soon). TASKENV_FAULT may hold a prefix
+ * (te_fault_soon); a recreate (docs/up.md) adds -create:container:<id:12>_NAME
+ * (the temporary name), -stop:container:NAME, -remove:container:NAME,
+ * -rename:container:NAME, and a changed network -remove:network:NAME.
+ * TASKENV_FAULT may hold a prefix
  * ending in '*' ("after-create:*"). Costs one getenv when unset. */
 #ifndef TASKENV_COMMON_FAULT_H
 #define TASKENV_COMMON_FAULT_H

@@ -46,12 +46,16 @@ int drv_record(const struct drv_recorder *rec, const char *kind, const char *nam
 	       drv_create_fn create, void *ctx, struct te_err *err)
 {
 	long long row;
+	int rc;
 
 	if (rec->intend(rec->ctx, kind, name, detail, &row, err) < 0)
 		return -1;
 	te_fault_point("before-create", kind, name);
-	if (create(ctx, name, err) < 0)
+	rc = create(ctx, name, err);
+	if (rc < 0)
 		return -1;
+	if (rc == 1 && rec->found)
+		rec->found(rec->ctx, row);
 	te_fault_point("after-create", kind, name);
 	return rec->created(rec->ctx, row, name, err);
 }

@@ -79,6 +79,10 @@ struct drv_recorder {
 		     long long *row, struct te_err *err);
 	/* Claimed row ROW is used up (its name no longer exists): removed. */
 	int (*consumed)(void *ctx, long long row, struct te_err *err);
+	/* Optional (may be NULL): the object of ROW was already on the server
+	 * (create() returned 1), so the step is "exists", not "created" or
+	 * "recreated". */
+	void (*found)(void *ctx, long long row);
 };
 
 /* The ledger protocol around one driver object (ARCHITECTURE.md): commit
@@ -86,6 +90,7 @@ struct drv_recorder {
  * CREATE(CTX, NAME), fault point "after-create", then record it created
  * under NAME. Every driver creates its objects through here, so a crash
  * between any two steps leaves a row that names what may exist. */
+/* Create NAME: 0 created, 1 it was there already (and is ours), -1. */
 typedef int (*drv_create_fn)(void *ctx, const char *name, struct te_err *err);
 int drv_record(const struct drv_recorder *rec, const char *kind, const char *name, const char *detail,
 	       drv_create_fn create, void *ctx, struct te_err *err);
@@ -107,8 +112,9 @@ enum drv_removed {
 	DRV_NOT_OURS, /* an object of that name exists but is not marked as ours: left alone */
 };
 
-/* The server container taskenv runs, one per driver, ledger and engine, for
- * the resources that name no server: (services/lifecycle/shared.c). Its
+/* The server container taskenv runs, one per driver, ledger and engine (or
+ * per task: PER_TASK), for the resources that name no server:
+ * (services/lifecycle/shared.c). Its
  * admin URL is SCHEME://USER:PASSWORD@127.0.0.1:<published ADMIN_PORT>PATH. */
 struct drv_shared {
 	const char *image;		  /* default image (the resource's image: overrides it) */
@@ -122,6 +128,13 @@ struct drv_shared {
 	const char *password_env;	  /* variable it takes the admin password from, or NULL */
 	const char *scheme, *user, *path; /* of the admin URL */
 	bool amqp;			  /* PORTS[0] as published is drv_spec.amqp_port */
+	/* One container per task instead of one per ledger: on the task's own
+	 * networks only, with a random USER and password of the task (kept in
+	 * its secrets, handed over as USER_ENV / PASSWORD_ENV), removed by the
+	 * task's `down` (svc_shared_start_task). For servers whose one identity
+	 * would otherwise be every task's (s3rver). */
+	bool per_task;
+	const char *user_secret; /* PER_TASK: the name USER's random value is kept as */
 };
 
 struct drv_ops {

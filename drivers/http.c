@@ -33,6 +33,10 @@ int drv_http(const struct drv_http_req *req, long *status, struct te_buf *out, s
 		h = curl_slist_append(h, ct);
 	}
 	curl_easy_setopt(c, CURLOPT_URL, req->url);
+	/* A server: URL is the file's (or its variables'): http(s) only, never
+	 * file://, dict://, gopher:// ..., and no redirect elsewhere. */
+	curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
+	curl_easy_setopt(c, CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
 	if (strcmp(req->method, "HEAD") == 0)
 		curl_easy_setopt(c, CURLOPT_NOBODY, 1L);
 	else
@@ -94,6 +98,7 @@ int drv_http_server_parse(const char *url, const char *what, bool need_credentia
 		TE_BUG("curl_url failed");
 	ok = curl_url_set(u, CURLUPART_URL, url, 0) == CURLUE_OK &&
 	     curl_url_get(u, CURLUPART_SCHEME, &scheme, 0) == CURLUE_OK &&
+	     (strcmp(scheme, "http") == 0 || strcmp(scheme, "https") == 0) &&
 	     curl_url_get(u, CURLUPART_HOST, &host, 0) == CURLUE_OK &&
 	     curl_url_get(u, CURLUPART_PORT, &port, CURLU_DEFAULT_PORT) == CURLUE_OK;
 	/* No user or password in the URL: CURLUE_NO_USER / _NO_PASSWORD. */

@@ -42,6 +42,40 @@ char *drv_pg_server_id(const char *url)
 	return out;
 }
 
+bool drv_pg_url_ok(const char *url)
+{
+	static const char *const ok[] = {"host",
+					 "hostaddr",
+					 "port",
+					 "dbname",
+					 "user",
+					 "password",
+					 "sslmode",
+					 "connect_timeout",
+					 "application_name",
+					 "target_session_attrs"};
+	PQconninfoOption *opts;
+	bool good = true;
+
+	if (!url || (strncmp(url, "postgresql://", 13) != 0 && strncmp(url, "postgres://", 11) != 0))
+		return false;
+	opts = PQconninfoParse(url, NULL);
+	if (!opts)
+		return false;
+	/* Its query may set any connection parameter: only those that pick
+	 * the server and the login, none that names a file (passfile, sslkey,
+	 * sslrootcert, service, ...). */
+	for (PQconninfoOption *o = opts; good && o->keyword; o++) {
+		bool known = false;
+
+		for (size_t i = 0; o->val && i < sizeof(ok) / sizeof(ok[0]) && !known; i++)
+			known = strcmp(o->keyword, ok[i]) == 0;
+		good = !o->val || known;
+	}
+	PQconninfoFree(opts);
+	return good;
+}
+
 /* libpq messages end in a newline and may span lines: keep the first. */
 const char *pg_msg(const char *m, char *buf, size_t n)
 {
@@ -61,6 +95,10 @@ int pg_connect(struct pg *pg, const char *url, const char *dbname, struct te_err
 	char m[512];
 
 	pg_where_of(url, pg->where, sizeof(pg->where));
+	/* A URL, not a keyword=value string: "service=", "passfile=" and
+	 * friends would read files the trusted side never named. */
+	if (!drv_pg_url_ok(url))
+		return te_err_set(err, TE_E_USAGE, "postgres server: not a postgresql:// URL");
 	pg->c = PQconnectdbParams(kw, val, 1);
 	if (!pg->c)
 		TE_BUG("PQconnectdbParams returned NULL");

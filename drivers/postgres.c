@@ -85,9 +85,9 @@ static int role_create(void *ctx, const char *name, struct te_err *err)
 			   p->pg.where, p->role, p->s->task);
 		goto fail;
 	}
-	if (role_sql(p, found, err) < 0)
+	if (role_sql(p, found, err) < 0 || pg_run(&p->pg, "COMMIT", err) < 0)
 		goto fail;
-	return pg_run(&p->pg, "COMMIT", err);
+	return found ? 1 : 0;
 fail:
 	PQclear(PQexec(p->pg.c, "ROLLBACK"));
 	return -1;
@@ -127,7 +127,9 @@ static int schema_create(void *ctx, const char *name, struct te_err *err)
 		return -1;
 	if (!found && pg_run(&p->pg, create, err) < 0)
 		return -1;
-	return pg_run(&p->pg, path, err);
+	if (pg_run(&p->pg, path, err) < 0)
+		return -1;
+	return found ? 1 : 0;
 }
 
 /* Hand the objects a hand-named template gave the clone to the task's role. */
@@ -220,9 +222,9 @@ static int database_create(void *ctx, const char *name, struct te_err *err)
 		return -1;
 	if (!found && (tp ? clone_locked(p, create, err) : pg_run(&p->pg, create, err)) < 0)
 		return -1;
-	if (pg_run(&p->pg, revoke, err) < 0)
+	if (pg_run(&p->pg, revoke, err) < 0 || (tp && adopt_template_objects(p, err) < 0))
 		return -1;
-	return tp ? adopt_template_objects(p, err) : 0;
+	return found ? 1 : 0;
 }
 
 /* ---- the hand-out: a pool database becomes the task's ---- */

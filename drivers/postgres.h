@@ -90,6 +90,13 @@ int drv_pg_may_use(const char *url, const char *kind, const char *name, bool *al
  * template is on, part of its identity. Owned. */
 char *drv_pg_server_id(const char *url);
 
+/* URL is a postgresql:// (or postgres://) URL whose parameters are only
+ * host, hostaddr, port, dbname, user, password, sslmode,
+ * connect_timeout, application_name, target_session_attrs: no
+ * keyword=value string, nothing that names a file (passfile, sslkey,
+ * service ...). Every connection of the driver checks it. */
+bool drv_pg_url_ok(const char *url);
+
 /* "te_tpl_" + the first 16 hex digits of HASH (64 hex digits). Owned. */
 char *drv_pg_template_name(const char *hash);
 

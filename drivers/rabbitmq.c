@@ -161,7 +161,9 @@ static int user_create(void *ctx, const char *name, struct te_err *err)
 				  p->name, p->s->task);
 	cJSON_AddStringToObject(body, "password", p->password);
 	cJSON_AddStringToObject(body, "tags", "");
-	return api_ok(&p->r, "PUT", path, body, err);
+	if (api_ok(&p->r, "PUT", path, body, err) < 0)
+		return -1;
+	return st == 200 ? 1 : 0;
 }
 
 static int vhost_create(void *ctx, const char *name, struct te_err *err)
@@ -189,9 +191,10 @@ static int vhost_create(void *ctx, const char *name, struct te_err *err)
 	cJSON_AddStringToObject(pb, "configure", ".*");
 	cJSON_AddStringToObject(pb, "write", ".*");
 	cJSON_AddStringToObject(pb, "read", ".*");
-	if (api_ok(&p->r, "PUT", path, body, err) < 0 || api_ok(&p->r, "PUT", limit, lim, err) < 0)
+	if (api_ok(&p->r, "PUT", path, body, err) < 0 || api_ok(&p->r, "PUT", limit, lim, err) < 0 ||
+	    api_ok(&p->r, "PUT", perm, pb, err) < 0)
 		return -1;
-	return api_ok(&p->r, "PUT", perm, pb, err);
+	return st == 200 ? 1 : 0;
 }
 
 /* One object of P under its name, by the drivers' ledger protocol. */

@@ -136,10 +136,11 @@ static int bucket_create(void *ctx, const char *name, struct te_err *err)
 	/* The name embeds a hash of ledger id, task and key: a 409 is our own
 	 * bucket from an earlier `up` (emulators answer BucketAlreadyExists
 	 * even to the one identity they have). */
-	if (st == 200 ||
-	    (st == 409 && b.data &&
-	     (strstr(b.data, "BucketAlreadyOwnedByYou") || strstr(b.data, "BucketAlreadyExists"))))
+	if (st == 200)
 		return 0;
+	if (st == 409 && b.data &&
+	    (strstr(b.data, "BucketAlreadyOwnedByYou") || strstr(b.data, "BucketAlreadyExists")))
+		return 1;
 	return te_err_set(err, TE_E_FAIL, "%s: create bucket '%s': HTTP %ld %.200s", s->srv.where, name, st,
 			  b.data ? b.data : "");
 }
@@ -429,16 +430,24 @@ static const char *const s3_fields[] = {"endpoint",   "region",	     "access_key
 static const char *const s3_kinds[] = {"s3-bucket", NULL};
 static const char *const s3_keys[] = {"buckets", NULL};
 
-/* s3rver has one fixed credential for everyone: its boundary is bucket
- * naming, not identity (the contract says so). */
+/* s3rver serves whoever reaches it (anonymous requests, and only the access
+ * key id of a SigV4 one is checked): one instance shared by tasks is no
+ * boundary at all. So each task gets its own instance, on its own networks
+ * only, whose image (scripts/images.sh) takes a random access key id and
+ * secret from S3RVER_ACCESS_KEY / S3RVER_SECRET_KEY, revokes S3RVER/S3RVER
+ * and refuses unsigned requests (services/lifecycle/shared.c). */
 static const struct drv_shared s3_shared = {
-    .image = "taskenv-example/s3rver:3",
+    .image = "taskenv-example/s3rver:3.1",
     .ports = {"4568", NULL},
     .admin_port = "4568",
-    .fixed_password = "S3RVER",
+    .secret = "s3-server-secret",
+    .user_env = "S3RVER_ACCESS_KEY",
+    .password_env = "S3RVER_SECRET_KEY",
     .scheme = "http",
     .user = "S3RVER",
+    .user_secret = "s3-server-key",
     .path = "",
+    .per_task = true,
 };
 
 const struct drv_ops drv_s3 = {

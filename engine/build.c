@@ -2,6 +2,7 @@
 #define TE_WITH_CURL
 #include "engine/build.h"
 #include "engine/engine.h"
+#include "engine/engine_int.h"
 
 #include "common/buf.h"
 #include "common/cleanup.h"
@@ -220,6 +221,8 @@ int engine_build(struct engine *e, const char *query, FILE *tar, engine_build_li
 
 	if (!c)
 		return te_err_set(err, TE_E_FAIL, "build: curl_easy_init failed");
+	if (engine_judge_request(e, "POST", url + strlen("http://localhost"), NULL, err) < 0)
+		return -1;
 	if (fstat(fileno(tar), &st) < 0 || fseek(tar, 0, SEEK_SET) < 0)
 		return te_err_set(err, TE_E_IO, "build: the context tar cannot be read");
 	bs.curl = c;

@@ -27,12 +27,17 @@ struct engine {
 	size_t response_max;
 	engine_trace_fn trace;
 	void *trace_ctx;
+	engine_judge_fn judge;
+	void *judge_ctx;
+	void (*judge_release)(void *ctx);
 	/* Called around each blocking transfer (engine_set_wait_hooks). */
 	void (*wait_leave)(void *ctx);
 	void (*wait_enter)(void *ctx);
 	void *wait_ctx;
 	char curl_err[CURL_ERROR_SIZE];
 };
+
+static void judge_drop(struct engine *e);
 
 static size_t on_write(char *p, size_t size, size_t nmemb, void *ud)
 {
@@ -76,7 +81,10 @@ static void set_method(CURL *c, const struct request *rq)
 	/* POSTFIELDS gives a Content-Length even for an empty body, which
 	 * POST needs; CUSTOMREQUEST then renames the method when it is not POST. */
 	curl_easy_setopt(c, CURLOPT_POSTFIELDS, rq->body ? rq->body : "");
-	curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE, (long)(rq->body ? strlen(rq->body) : 0));
+	curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE_LARGE,
+			 (curl_off_t)(!rq->body	     ? 0
+				      : rq->body_len ? rq->body_len
+						     : strlen(rq->body)));
 	if (strcmp(rq->method, "POST") != 0)
 		curl_easy_setopt(c, CURLOPT_CUSTOMREQUEST, rq->method);
 }
@@ -137,8 +145,13 @@ static int do_request(struct engine *e, const struct request *rq, struct xfer *x
 
 	/* Without this curl may wait for "100 Continue" before sending a body. */
 	headers = curl_slist_append(headers, "Expect:");
-	if (rq->body)
+	if (rq->body && rq->content_type) {
+		te_autofree char *ct = xasprintf("Content-Type: %s", rq->content_type);
+
+		headers = curl_slist_append(headers, ct);
+	} else if (rq->body) {
 		headers = curl_slist_append(headers, "Content-Type: application/json");
+	}
 	x->curl = e->curl;
 	setup_handle(e, rq, x, url, headers);
 	clock_gettime(CLOCK_MONOTONIC, &t0);
@@ -185,6 +198,8 @@ int engine_send(struct engine *e, const struct request *rq, struct xfer *x, long
 	x->overflow = 0;
 	if (status)
 		*status = 0; /* no HTTP status when the transport fails */
+	if (engine_judge_request(e, rq->method, rq->path, rq->body, err) < 0)
+		return -1;
 	if (do_request(e, rq, x, &st, err) < 0)
 		return -1;
 	if (status)
@@ -219,7 +234,7 @@ static int call_json(struct engine *e, const char *method, const char *path, con
 	te_autobuf struct te_buf resp = TE_BUF_INIT(e->response_max);
 	te_autofree char *text = NULL;
 	struct xfer x = {.body = &resp};
-	struct request rq = {method, path, NULL, timeout_s};
+	struct request rq = {method, path, NULL, timeout_s, 0, NULL};
 
 	if (out)
 		*out = NULL;
@@ -475,16 +490,13 @@ fail:
 }
 
 /* Every per-handle setting is copied here: a field added to struct engine
- * (a request judge, say) must be handed on too, or the clones skip it. */
+ * must be handed on too, or the clones skip it. The judge is shared, not
+ * owned: the original releases its context; the wait hooks are the
+ * caller's (svc_par_run sets them on each clone). */
 struct engine *engine_clone(const struct engine *e, struct te_err *err)
 {
 	struct engine *c = xcalloc(1, sizeof(*c));
 
-	c->curl = curl_easy_init();
-	if (!c->curl) {
-		free(c);
-		return te_err_set(err, TE_E_FAIL, "cannot initialise libcurl"), NULL;
-	}
 	c->socket = xstrdup(e->socket);
 	c->api_version = e->api_version ? xstrdup(e->api_version) : NULL;
 	c->flavor = e->flavor ? xstrdup(e->flavor) : NULL;
@@ -492,6 +504,14 @@ struct engine *engine_clone(const struct engine *e, struct te_err *err)
 	c->response_max = e->response_max;
 	c->trace = e->trace;
 	c->trace_ctx = e->trace_ctx;
+	c->judge = e->judge;
+	c->judge_ctx = e->judge_ctx;
+	c->curl = curl_easy_init();
+	if (!c->curl) {
+		engine_free(c);
+		te_err_set(err, TE_E_FAIL, "cannot initialise libcurl");
+		return NULL;
+	}
 	return c;
 }
 
@@ -506,6 +526,7 @@ void engine_free(struct engine *e)
 {
 	if (!e)
 		return;
+	judge_drop(e);
 	if (e->curl)
 		curl_easy_cleanup(e->curl);
 	free(e->socket);
@@ -552,6 +573,69 @@ void engine_trace(const struct engine *e, const char *method, const char *path, 
 		e->trace(e->trace_ctx, method, path, status, error, ms);
 }
 
+static void judge_drop(struct engine *e)
+{
+	if (e->judge_release && e->judge_ctx)
+		e->judge_release(e->judge_ctx);
+	e->judge_release = NULL;
+}
+
+void engine_set_judge(struct engine *e, engine_judge_fn fn, void *ctx)
+{
+	if (ctx != e->judge_ctx)
+		judge_drop(e);
+	e->judge = fn;
+	e->judge_ctx = ctx;
+}
+
+void *engine_judge_ctx(const struct engine *e, engine_judge_fn fn)
+{
+	return e->judge == fn ? e->judge_ctx : NULL;
+}
+
+void engine_own_judge_ctx(struct engine *e, void (*release)(void *ctx))
+{
+	e->judge_release = release;
+}
+
+/* "/v1.41/containers/create?name=x" -> "/containers/create", "name=x". */
+static void split_path(const char *full, char **path, char **query)
+{
+	const char *p = full;
+	const char *q;
+
+	if (p[0] == '/' && p[1] == 'v' && p[2] >= '0' && p[2] <= '9') {
+		const char *slash = strchr(p + 1, '/');
+
+		p = slash ? slash : p + strlen(p);
+	}
+	q = strchr(p, '?');
+	*path = q ? xstrndup(p, (size_t)(q - p)) : xstrdup(p);
+	*query = xstrdup(q ? q + 1 : "");
+}
+
+int engine_judge_request(struct engine *e, const char *method, const char *full_path, const char *body_text,
+			 struct te_err *err)
+{
+	te_autofree char *path = NULL;
+	te_autofree char *query = NULL;
+	te_autojson cJSON *body = NULL;
+
+	if (strcmp(method, "GET") == 0 || strcmp(method, "HEAD") == 0)
+		return 0;
+	split_path(full_path, &path, &query);
+	if (!e->judge)
+		return te_err_set(err, TE_E_POLICY, "refused: '%s %s' with no policy gate installed", method,
+				  path);
+	if (body_text && *body_text) {
+		body = cJSON_Parse(body_text);
+		if (!body)
+			return te_err_set(err, TE_E_POLICY, "refused: '%s %s': the body is not JSON", method,
+					  path);
+	}
+	return e->judge(e->judge_ctx, method, path, query, body, err);
+}
+
 void engine_set_response_cap(struct engine *e, size_t bytes)
 {
 	e->response_max = bytes ? bytes : ENGINE_RESPONSE_MAX;
@@ -563,7 +647,7 @@ int engine_call_raw(struct engine *e, const char *method, const char *path, cons
 	te_autofree char *full = vpath(e, path);
 	te_autofree char *text = body ? cJSON_PrintUnformatted(body) : NULL;
 	struct xfer x = {.body = out};
-	struct request rq = {method, full, text, ENGINE_CALL_TIMEOUT_S};
+	struct request rq = {method, full, text, ENGINE_CALL_TIMEOUT_S, 0, NULL};
 
 	return engine_send(e, &rq, &x, NULL, err);
 }

@@ -46,11 +46,12 @@ int engine_resolve_socket(const char *host, char **path_out, struct te_err *err)
  * Returns an owned handle (engine_free) or NULL. */
 struct engine *engine_open(const char *path, struct te_err *err);
 void engine_free(struct engine *e);
-
-/* A second handle on E's engine for another thread: the same socket, API
- * version, flavor, response cap and trace, its own libcurl handle and
- * connection (a libcurl easy handle is used by one thread at a time). No
- * request is made. Returns an owned handle (engine_free) or NULL. */
+/* A handle of its own on E's engine, for another thread (a libcurl easy
+ * handle is used by one thread at a time): the same socket, negotiated API
+ * version, flavor, response cap, trace and judge (shared, borrowed: E keeps
+ * owning its context, so E must outlive the clone), its own connection; not
+ * E's wait hooks. Every later per-engine setting must be copied there too.
+ * No request is made. Owned (engine_free), or NULL with *err set. */
 struct engine *engine_clone(const struct engine *e, struct te_err *err);
 /* Call LEAVE(CTX) before and ENTER(CTX) after each blocking transfer on E
  * (NULL: none): the lifecycle's parallel runner releases its lock there, so
@@ -85,6 +86,26 @@ void engine_set_trace(struct engine *e, engine_trace_fn fn, void *ctx);
 void engine_trace(const struct engine *e, const char *method, const char *path, long status,
 		  const char *error, long ms);
 
+/* The policy gate's hook (docs/internals/ARCHITECTURE.md, "Where the gate
+ * sits"). Every request but GET and HEAD is passed to the judge first:
+ * METHOD ("POST", "DELETE", ...), PATH without the /vX prefix and without
+ * the query ("/containers/create"), QUERY after the '?' ("" when none) and
+ * BODY, the JSON text about to be sent parsed back (NULL when there is no
+ * JSON body: a build's tar, an empty POST). All borrowed for the call. The
+ * judge returns 0 to let the request go, or -1 with *err set (TE_E_POLICY)
+ * and nothing is sent. Without a judge every such request is refused: a
+ * path nobody thought of is refused, not passed. */
+typedef int (*engine_judge_fn)(void *ctx, const char *method, const char *path, const char *query,
+			       const struct cJSON *body, struct te_err *err);
+/* Install FN with CTX (borrowed; must outlive E or the next call) for every
+ * later request on E; NULL removes it (and so refuses every change). */
+void engine_set_judge(struct engine *e, engine_judge_fn fn, void *ctx);
+/* E's judge context when FN is the judge installed, else NULL. Borrowed. */
+void *engine_judge_ctx(const struct engine *e, engine_judge_fn fn);
+/* Hand the judge's context to E: RELEASE(ctx) when E is freed or another
+ * judge is installed. */
+void engine_own_judge_ctx(struct engine *e, void (*release)(void *ctx));
+
 /* Cap each later response body at BYTES (0 restores ENGINE_RESPONSE_MAX);
  * a bigger response fails with TE_E_FAIL. For tests of the cap. */
 void engine_set_response_cap(struct engine *e, size_t bytes);
@@ -110,6 +131,10 @@ int engine_stream_demux(const char *data, size_t n, struct te_buf *out);
 char *engine_escape(struct engine *e, const char *s);
 
 /* GET /images/{name}/json */
+/* GET /info: the engine's system information (dockerd: "ID", "Name",
+ * "DockerRootDir"; Podman's compatible answer has "Name" and
+ * "DockerRootDir" but may leave "ID" empty). Owned object. */
+int engine_info(struct engine *e, struct cJSON **out, struct te_err *err);
 int engine_image_inspect(struct engine *e, const char *name, struct cJSON **out, struct te_err *err);
 /* POST /images/create?fromImage=NAME&tag=TAG — pulls as Compose does; reads the
  * progress stream to the end and fails with the stream's errorDetail message
@@ -123,6 +148,9 @@ int engine_container_create(struct engine *e, const char *name, const struct cJS
 			    struct te_err *err);
 /* POST /containers/{id}/start (304 "already started" counts as success). */
 int engine_container_start(struct engine *e, const char *id, struct te_err *err);
+/* POST /containers/{id}/rename?name=NAME (TE_E_NOTFOUND: no such container;
+ * TE_E_CONFLICT / TE_E_ENGINE: the name is taken). */
+int engine_container_rename(struct engine *e, const char *id, const char *name, struct te_err *err);
 /* POST /containers/{id}/stop?t=TIMEOUT_S (304 counts as success). */
 int engine_container_stop(struct engine *e, const char *id, int timeout_s, struct te_err *err);
 /* DELETE /containers/{id}?v=1&force=FORCE (anonymous volumes go with it:

@@ -30,8 +30,20 @@ struct request {
 	const char *path; /* as sent, including any /vX prefix and the query */
 	const char *body; /* JSON text or NULL */
 	long timeout_s;	  /* whole-call limit; 0 means none */
+	/* A body that is not NUL-terminated JSON (the broker's forwarded
+	 * bodies: a tar for PUT archive): its length (0: strlen(body)) and
+	 * its Content-Type (NULL: application/json). */
+	size_t body_len;
+	const char *content_type;
 };
 
+/* Ask E's judge (engine_set_judge) about METHOD FULL_PATH (with or without
+ * the /vX prefix, with its query) and BODY_TEXT (JSON or NULL; a body that
+ * is not JSON is passed as NULL). GET and HEAD pass; anything else without
+ * a judge is refused (TE_E_POLICY). Every request engine/ sends goes
+ * through here: engine_send, and the streams that make their own. */
+int engine_judge_request(struct engine *e, const char *method, const char *full_path, const char *body_text,
+			 struct te_err *err);
 /* Send RQ (full path already built) and collect the answer into X; HTTP >=
  * 400 becomes an error (engine.h). *status (may be NULL) gets the status. */
 int engine_send(struct engine *e, const struct request *rq, struct xfer *x, long *status, struct te_err *err);

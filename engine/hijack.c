@@ -1,6 +1,7 @@
 /* The hijacked connection of an interactive exec (engine/stream.h). */
 #define TE_WITH_CURL
 #include "engine/engine.h"
+#include "engine/engine_int.h"
 #include "engine/stream.h"
 
 #include "common/buf.h"
@@ -177,6 +178,8 @@ static int attach(struct engine *e, const char *exec_id, bool tty, int in_fd, co
 	int r;
 
 	snprintf(what, sizeof(what), "attach to exec '%.64s'", exec_id);
+	if (engine_judge_request(e, "POST", path, NULL, err) < 0)
+		return -1;
 	if (!c)
 		return te_err_set(err, TE_E_FAIL, "cannot initialise libcurl");
 	engine_demux_init(&h.dx, fn, ctx);

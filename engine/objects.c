@@ -26,6 +26,11 @@ int engine_image_inspect(struct engine *e, const char *name, struct cJSON **out,
 	return engine_get_typed(e, path, cJSON_Object, out, err);
 }
 
+int engine_info(struct engine *e, struct cJSON **out, struct te_err *err)
+{
+	return engine_get_typed(e, "/info", cJSON_Object, out, err);
+}
+
 /* Split IMAGE as the docker CLI does for /images/create: a digest wins
  * over a tag, a colon before the last "/" is a registry port, and no tag
  * means "latest". */
@@ -123,7 +128,7 @@ int engine_image_pull(struct engine *e, const char *image, struct te_err *err)
 	struct pull_scan ps = {.line = TE_BUF_INIT(PULL_LINE_MAX)};
 	struct xfer x = {
 	    .body = &resp, .stream = pull_stream, .stream_ctx = &ps, .stream_max = PULL_LINE_MAX};
-	struct request rq = {"POST", NULL, NULL, 0};
+	struct request rq = {"POST", NULL, NULL, 0, 0, NULL};
 	int rc;
 
 	split_ref(image, &name, &tag);
@@ -181,6 +186,15 @@ int engine_container_start(struct engine *e, const char *id, struct te_err *err)
 	te_autofree char *path = xasprintf("/containers/%s/start", s);
 
 	/* 304 (already running) is below 400, so it is a success here. */
+	return engine_call_v(e, "POST", path, NULL, ENGINE_CALL_TIMEOUT_S, NULL, err);
+}
+
+int engine_container_rename(struct engine *e, const char *id, const char *name, struct te_err *err)
+{
+	te_autofree char *s = engine_seg(id);
+	te_autofree char *n = engine_seg(name);
+	te_autofree char *path = xasprintf("/containers/%s/rename?name=%s", s, n);
+
 	return engine_call_v(e, "POST", path, NULL, ENGINE_CALL_TIMEOUT_S, NULL, err);
 }
 
@@ -268,7 +282,7 @@ int engine_container_logs(struct engine *e, const char *id, int tail, struct te_
 	te_autofree char *path =
 	    xasprintf("/v%s/containers/%s/logs?stdout=1&stderr=1&tail=%s", engine_api_version(e), s, t);
 	struct xfer x = {.body = &resp};
-	struct request rq = {"GET", path, NULL, ENGINE_CALL_TIMEOUT_S};
+	struct request rq = {"GET", path, NULL, ENGINE_CALL_TIMEOUT_S, 0, NULL};
 
 	if (engine_send(e, &rq, &x, NULL, err) < 0)
 		return -1;

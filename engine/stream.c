@@ -2,6 +2,7 @@
 #define TE_WITH_CURL
 #include "engine/stream.h"
 #include "engine/engine.h"
+#include "engine/engine_int.h"
 
 #include "common/buf.h"
 #include "common/cleanup.h"
@@ -358,17 +359,19 @@ int engine_exec_start(struct engine *e, const char *exec_id, bool tty, engine_ch
 	struct stream s = {0};
 	te_autofree char *id = engine_escape(e, exec_id);
 	te_autofree char *path = xasprintf("/exec/%s/start", id);
+	const char *body = tty ? "{\"Detach\":false,\"Tty\":true}" : "{\"Detach\":false,\"Tty\":false}";
 	te_autoslist struct curl_slist *h = NULL;
 	char what[128];
 	int rc;
 
 	snprintf(what, sizeof(what), "start exec '%.64s'", exec_id);
+	if (engine_judge_request(e, "POST", path, body, err) < 0)
+		return -1;
 	s.what = what;
 	engine_demux_init(&s.dx, fn, ctx);
 	if (tty)
 		s.dx.mode = 2; /* a TTY's stream is raw, whatever its first byte */
-	if (stream_setup(&s, e, path,
-			 tty ? "{\"Detach\":false,\"Tty\":true}" : "{\"Detach\":false,\"Tty\":false}") < 0) {
+	if (stream_setup(&s, e, path, body) < 0) {
 		stream_release(&s);
 		return te_err_set(err, TE_E_FAIL, "cannot initialise libcurl");
 	}

@@ -13,7 +13,7 @@
 #                                          with curl and amqp-tools for checks from inside
 #   rabbitmq  taskenv-example/rabbitmq:3   bookworm + rabbitmq-server 3.10 with management; needs
 #                                          RABBITMQ_DEFAULT_USER/PASS; AMQP 5672, API 15672
-#   s3rver    taskenv-example/s3rver:3     bookworm nodejs + s3rver (the npm tree under
+#   s3rver    taskenv-example/s3rver:3.1   bookworm nodejs + s3rver (the npm tree under
 #                                          /opt/taskenv-test); 0.0.0.0:4568, data in /data
 # An image that exists already is left alone. The mmdebstrap'd root filesystems are cached in
 # ${TASKENV_IMAGE_CACHE:-/var/cache/taskenv-images}, keyed by the apt sources and the code that
@@ -359,14 +359,37 @@ build_rabbitmq() {
 s3rver_main() {
 	cat <<-'EOF'
 		// s3rver in the foreground on 0.0.0.0:4568, data in /data. Its one credential
-		// for everyone is S3RVER/S3RVER. Path-style URLs only (vhostBuckets: false): by
-		// default s3rver takes any Host that is not an IP or localhost, such as a network
-		// alias ("uploads:4568"), for a bucket name. SIGTERM and SIGINT close it, exit 0.
+		// is S3RVER/S3RVER, or S3RVER_ACCESS_KEY/S3RVER_SECRET_KEY when both are set:
+		// taskenv runs one instance per task with that task's random keys. Then
+		// S3RVER/S3RVER is revoked and an unsigned request is refused (403): s3rver
+		// serves anonymous requests and checks only the access key id of a SigV4 one
+		// (it never computes V4 signatures), so the random access key id is the secret.
+		// Path-style URLs only (vhostBuckets: false): by default s3rver takes any
+		// Host that is not an IP or localhost, such as a network alias ("uploads:4568"),
+		// for a bucket name. SIGTERM and SIGINT close it, exit 0.
 		'use strict';
 		const S3rver = require('/opt/s3rver/node_modules/s3rver');
+		const { DUMMY_ACCOUNT } = require('/opt/s3rver/node_modules/s3rver/lib/models/account');
+		const ak = process.env.S3RVER_ACCESS_KEY, sk = process.env.S3RVER_SECRET_KEY;
+		delete process.env.S3RVER_ACCESS_KEY;
+		delete process.env.S3RVER_SECRET_KEY;
 		const server = new S3rver({
 			address: '0.0.0.0', port: 4568, directory: '/data', silent: false, vhostBuckets: false,
 		});
+		if (ak && sk) {
+			DUMMY_ACCOUNT.revokeAccessKey('S3RVER');
+			DUMMY_ACCOUNT.createKeyPair(ak, sk);
+			// First in Koa's chain (composed when run() listens).
+			server.middleware.unshift(async (ctx, next) => {
+				const q = ctx.query;
+				if (ctx.get('authorization') || 'X-Amz-Algorithm' in q || 'Signature' in q)
+					return next();
+				ctx.status = 403;
+				ctx.type = 'application/xml';
+				ctx.body = '<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>AccessDenied</Code>' +
+					'<Message>unsigned request</Message></Error>';
+			});
+		}
 		server.run().then(
 			() => console.log('s3rver listening on 0.0.0.0:4568, data in /data'),
 			(e) => { console.error('s3rver: ' + e.message); process.exit(1); });
@@ -418,7 +441,7 @@ s3rver_tarball() {
 	fi
 	key=$(cache_key s3rver_rootfs s3rver_main s3rver_entrypoint debootstrap_tar -- \
 		"$(cat "$S3RVER_TREE/package-lock.json" "$S3RVER_TREE/node_modules/s3rver/package.json" 2>/dev/null)")
-	cached_tarball s3rver-3 "$key" s3rver_rootfs
+	cached_tarball s3rver-3.1 "$key" s3rver_rootfs
 }
 
 build_s3rver() {
@@ -428,7 +451,7 @@ build_s3rver() {
 		--change "ENV PATH=$DEFAULT_PATH" \
 		--change 'EXPOSE 4568' \
 		--change 'ENTRYPOINT ["/usr/local/bin/docker-entrypoint.sh"]' \
-		- taskenv-example/s3rver:3 <"$tarball" >/dev/null
+		- taskenv-example/s3rver:3.1 <"$tarball" >/dev/null
 }
 
 ensure() {
@@ -464,7 +487,7 @@ for w in "${WANT[@]}"; do
 	case $w in
 	postgres) have_image taskenv-example/postgres:15 || { postgres_tarball >/dev/null & PIDS+=($!); } ;;
 	rabbitmq) have_image taskenv-example/rabbitmq:3 || { rabbitmq_tarball >/dev/null & PIDS+=($!); } ;;
-	s3rver) have_image taskenv-example/s3rver:3 || { s3rver_tarball >/dev/null & PIDS+=($!); } ;;
+	s3rver) have_image taskenv-example/s3rver:3.1 || { s3rver_tarball >/dev/null & PIDS+=($!); } ;;
 	esac
 done
 for pid in "${PIDS[@]}"; do
@@ -476,7 +499,7 @@ for w in "${WANT[@]}"; do
 	app) ensure taskenv-example/app:1 build_app ;;
 	postgres) ensure taskenv-example/postgres:15 build_postgres ;;
 	rabbitmq) ensure taskenv-example/rabbitmq:3 build_rabbitmq ;;
-	s3rver) ensure taskenv-example/s3rver:3 build_s3rver ;;
+	s3rver) ensure taskenv-example/s3rver:3.1 build_s3rver ;;
 	*)
 		log "unknown image '$w' (busybox app postgres rabbitmq s3rver, or all)"
 		exit 2

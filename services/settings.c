@@ -187,6 +187,14 @@ static int parse_cap(const char *text, struct svc_setting *out, char *why, size_
 	return why_is(why, n, "expected a positive number");
 }
 
+/* An image reference: no blanks, no option-looking or empty name. */
+static int parse_image(const char *text, struct svc_setting *out, char *why, size_t n)
+{
+	if (*text && (*text == '-' || strpbrk(text, " \t\n\r") || strlen(text) > 255))
+		return why_is(why, n, "expected an image reference such as registry/name:tag");
+	return 0;
+}
+
 /* ---- the table ---- */
 
 static const struct svc_setting_def table[SVC_SETTINGS_N] = {
@@ -233,6 +241,17 @@ static const struct svc_setting_def table[SVC_SETTINGS_N] = {
     [SVC_SET_TEMPLATE_GC_AGE] = {"template_gc_age", "template_gc_age", "TASKENV_TEMPLATE_GC_AGE", NULL, "7d",
 				 parse_age, 0,
 				 "gc removes a built Postgres template no task has used for this long"},
+    [SVC_SET_SHARED_IMAGE_POSTGRES] = {"shared_images.postgres", "shared_images.postgres",
+				       "TASKENV_SHARED_IMAGE_POSTGRES", NULL, "", parse_image, 0,
+				       "image of the shared Postgres server container (\"\": taskenv's)"},
+    [SVC_SET_SHARED_IMAGE_RABBITMQ] = {"shared_images.rabbitmq", "shared_images.rabbitmq",
+				       "TASKENV_SHARED_IMAGE_RABBITMQ", NULL, "", parse_image, 0,
+				       "image of the shared RabbitMQ server container (\"\": taskenv's)"},
+    [SVC_SET_SHARED_IMAGE_S3] = {"shared_images.s3", "shared_images.s3", "TASKENV_SHARED_IMAGE_S3", NULL, "",
+				 parse_image, 0, "image of each task's s3rver container (\"\": taskenv's)"},
+    [SVC_SET_BROKER_DIR] = {"broker.dir", "broker.dir", "TASKENV_BROKER_DIR", NULL, "", parse_text, 0,
+			    "where each task's broker socket directory is made (default\n"
+			    "$XDG_RUNTIME_DIR/taskenv, else /run/taskenv for root, else /tmp/taskenv-UID)"},
 };
 
 const struct svc_setting_def *svc_setting_def(enum svc_setting_id id)

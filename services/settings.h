@@ -50,6 +50,12 @@ enum svc_setting_id {
 	SVC_SET_COMPOSE_MAX_NODES, /* num: most YAML nodes of one load (aliases as what they repeat) */
 	SVC_SET_POOL_SIZE,	   /* num: spare databases per built Postgres template, 0 = no pool */
 	SVC_SET_TEMPLATE_GC_AGE,   /* num: seconds a built template may go unused before gc removes it */
+	/* text: the image of each driver's server container ("" = taskenv's
+	 * own, drivers/driver.h drv_shared.image); never from a Compose file */
+	SVC_SET_SHARED_IMAGE_POSTGRES,
+	SVC_SET_SHARED_IMAGE_RABBITMQ,
+	SVC_SET_SHARED_IMAGE_S3,
+	SVC_SET_BROKER_DIR, /* text: where brokers' sockets live ("" = $XDG_RUNTIME_DIR/taskenv, ...) */
 	SVC_SETTINGS_N
 };
 

@@ -44,6 +44,23 @@ int state_event_add(struct ledger *l, const char *task, const char *verb, const 
 	return ledger_run(l, sql, a, LEDGER_NARGS(a), NULL, err);
 }
 
+int state_event_journal(struct ledger *l, const char *task, const char *resource, const char *outcome,
+			const char *message, struct te_err *err)
+{
+	return ledger_event(l, task, resource, outcome, message, err);
+}
+
+int state_task_known(struct ledger *l, const char *task, struct te_err *err)
+{
+	static const char sql[] = "SELECT 1 FROM events WHERE task = ?1 LIMIT 1";
+	const struct ledger_arg a[] = {LEDGER_S(task)};
+	te_autostmt sqlite3_stmt *st = NULL;
+
+	if (ledger_prepare(l, sql, a, LEDGER_NARGS(a), &st, err) < 0)
+		return -1;
+	return ledger_step(l, st, err);
+}
+
 void state_events_free(struct state_event *v, size_t n)
 {
 	for (size_t i = 0; v && i < n; i++) {

@@ -75,6 +75,9 @@ static const char *const migrations[] = {
     " SELECT host_ip, host_port, proto, task, service, container_port, 1, created FROM ports;"
     "DROP TABLE ports;"
     "ALTER TABLE ports_new RENAME TO ports;",
+    /* 8 (issue 18): the identity of the engine a task was created on
+     * (svc_engine_identity), checked by every verb that acts on the task. */
+    "ALTER TABLE tasks ADD COLUMN engine_id TEXT;",
 };
 
 /* PRAGMA user_version after every migration above has run. */
@@ -418,6 +421,7 @@ void state_task_release(struct state_task *t)
 	free(t->owner_user);
 	free(t->retain_owner);
 	free(t->retain_reason);
+	free(t->engine_id);
 	memset(t, 0, sizeof(*t));
 }
 
@@ -431,7 +435,7 @@ void state_tasks_free(struct state_task *v, size_t n)
 #define TASK_COLS "name, project_dir, compose_files, engine, status, created, updated"
 #define TASK_COLS_OWNER                                                                                      \
 	", owner_host, owner_pid, owner_start, owner_user, lease_expires, retain_until, retain_owner,"       \
-	" retain_reason"
+	" retain_reason, engine_id"
 
 static void task_from_row(sqlite3_stmt *st, struct state_task *t)
 {
@@ -450,6 +454,7 @@ static void task_from_row(sqlite3_stmt *st, struct state_task *t)
 	t->retain_until = sqlite3_column_int64(st, 12);
 	t->retain_owner = ledger_col_text(st, 13);
 	t->retain_reason = ledger_col_text(st, 14);
+	t->engine_id = ledger_col_text(st, 15);
 }
 
 /* Untyped adapters for ledger_collect. */
@@ -501,6 +506,19 @@ int state_task_set_allow(struct ledger *l, const char *name, const char *allow_j
 	if (changes == 0)
 		return te_err_set(err, TE_E_NOTFOUND, "task '%s' is not in the ledger", name);
 	return 0;
+}
+
+int state_task_set_engine_id(struct ledger *l, const char *name, const char *engine_id, struct te_err *err)
+{
+	static const char sql[] = "UPDATE tasks SET engine_id = ?2, updated = ?3 WHERE name = ?1";
+	const struct ledger_arg a[] = {LEDGER_S(name), LEDGER_S(engine_id), LEDGER_I(ledger_now())};
+	int changes;
+
+	if (ledger_run(l, sql, a, LEDGER_NARGS(a), &changes, err) < 0)
+		return -1;
+	if (changes == 0)
+		return te_err_set(err, TE_E_NOTFOUND, "task '%s' is not in the ledger", name);
+	return ledger_event(l, name, "task", "engine", engine_id, err);
 }
 
 int state_task_get_allow(struct ledger *l, const char *name, char **allow_json, struct te_err *err)

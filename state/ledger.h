@@ -70,6 +70,9 @@ struct state_task {
 	long long retain_until;	 /* unix seconds; 0: not retained */
 	char *retain_owner;	 /* who asked for the retention, or NULL */
 	char *retain_reason;	 /* why, or NULL */
+	/* Migration 8: the identity of the engine the task was created on
+	 * (services/lifecycle/identity.h), NULL when never recorded. */
+	char *engine_id;
 };
 void state_task_release(struct state_task *t);
 void state_tasks_free(struct state_task *v, size_t n);
@@ -85,6 +88,9 @@ int state_task_get(struct ledger *l, const char *name, struct state_task *out, s
  * array of names (borrowed), stored as given. TE_E_NOTFOUND when there is
  * no such task. */
 int state_task_set_allow(struct ledger *l, const char *name, const char *allow_json, struct te_err *err);
+/* Record ENGINE_ID (borrowed) as the identity of task NAME's engine.
+ * TE_E_NOTFOUND when there is no such task. */
+int state_task_set_engine_id(struct ledger *l, const char *name, const char *engine_id, struct te_err *err);
 /* *allow_json owned, NULL when none was recorded. TE_E_NOTFOUND when there is no such task. */
 int state_task_get_allow(struct ledger *l, const char *name, char **allow_json, struct te_err *err);
 /* All tasks ordered by name; *out owned (state_tasks_free). */
@@ -130,6 +136,10 @@ int state_resource_created(struct ledger *l, long long id, const char *engine_id
 int state_resource_set_state(struct ledger *l, long long id, const char *state, struct te_err *err);
 /* Set the detail JSON text (NULL clears it). */
 int state_resource_set_detail(struct ledger *l, long long id, const char *detail, struct te_err *err);
+/* Rename row ID to NAME (up's recreate: the new container, created under
+ * a temporary name, takes the old one's). Fails with TE_E_STATE when an
+ * active row already has KIND NAME. */
+int state_resource_rename(struct ledger *l, long long id, const char *name, struct te_err *err);
 /* Rows of TASK in insertion order; removed rows only when INCLUDE_REMOVED. */
 int state_resource_list(struct ledger *l, const char *task, bool include_removed, struct state_resource **out,
 			size_t *n, struct te_err *err);
@@ -189,6 +199,11 @@ typedef int (*state_port_probe_fn)(const char *host_ip, int port, const char *pr
  * the kernel, unknown PROTO) counts as free: the engine reports a real clash.
  * HOST_IP is an IPv4 or IPv6 literal; it is IPv6 when it contains ':'. */
 int state_port_probe_bind(const char *host_ip, int port, const char *proto, void *ctx);
+/* The same with SO_REUSEADDR: -1 only when another socket holds the port
+ * for good (a listener, a bound UDP socket), not for a TIME_WAIT. What
+ * tells "another process took the task's port" (up, start): a recent
+ * connection to the task's own container must not read as that. */
+int state_port_probe_listen(const char *host_ip, int port, const char *proto);
 
 /* Reserve a host port for TASK/SERVICE/CONTAINER_PORT/PROTO on HOST_IP inside
  * one BEGIN IMMEDIATE transaction (unique on host_ip + host_port + proto):
@@ -252,6 +267,14 @@ void state_events_free(struct state_event *v, size_t n);
  * VERB, MESSAGE may be NULL; VERB NULL means the current verb. */
 int state_event_add(struct ledger *l, const char *task, const char *verb, const char *message,
 		    struct te_err *err);
+/* Append an event naming RESOURCE (e.g. "exec app") and OUTCOME (e.g.
+ * "exit 7") with MESSAGE (e.g. JSON text; the caller caps it and keeps
+ * secrets out) for TASK, under the current verb: the journal of exec/run. */
+int state_event_journal(struct ledger *l, const char *task, const char *resource, const char *outcome,
+			const char *message, struct te_err *err);
+/* Did the ledger ever know TASK (any event names it, also after its row
+ * was deleted by `down`: the events are its tombstone)? 1 yes, 0 no, -1. */
+int state_task_known(struct ledger *l, const char *task, struct te_err *err);
 /* Events of TASK (NULL: all) in order of id. *out owned (state_events_free). */
 int state_event_list(struct ledger *l, const char *task, struct state_event **out, size_t *n,
 		     struct te_err *err);

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "common/cleanup.h"
@@ -117,28 +118,114 @@ long long state_task_deadline(const struct state_task *t)
 	return t->retain_until ? t->retain_until : t->lease_expires;
 }
 
-int state_task_lock(struct ledger *l, const char *task, bool wait, int *fd_out, struct te_err *err)
+static int lock_open(struct ledger *l, const char *task, char **path_out, struct te_err *err)
 {
 	te_autofree char *dir = xasprintf("%s.locks", state_path(l));
-	te_autofree char *path = xasprintf("%s/%s.lock", dir, task);
+	char *path = xasprintf("%s/%s.lock", dir, task);
 	int fd;
 
-	*fd_out = -1;
+	*path_out = path;
 	if (mkdir(dir, 0700) < 0 && errno != EEXIST)
 		return te_err_set(err, TE_E_IO, "create lock directory '%s': %s", dir, strerror(errno));
 	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
 	if (fd < 0)
 		return te_err_set(err, TE_E_IO, "open lock '%s': %s", path, strerror(errno));
+	return fd;
+}
+
+/* The holder writes who it is into the lock file, for a waiter to say. */
+static void lock_sign(struct ledger *l, int fd)
+{
+	char line[96];
+	int n = snprintf(line, sizeof(line), "%lld %s\n", (long long)getpid(), l->verb ? l->verb : "?");
+
+	if (ftruncate(fd, 0) == 0 && n > 0 && pwrite(fd, line, (size_t)n, 0) < 0)
+		return; /* only a courtesy to a waiter */
+}
+
+/* 0 locked, 1 held by another process, -1 error (FD closed unless locked). */
+static int lock_try(int fd, bool wait, const char *path, struct te_err *err)
+{
 	while (flock(fd, LOCK_EX | (wait ? 0 : LOCK_NB)) < 0) {
 		int e = errno;
 
 		if (e == EINTR)
 			continue;
-		close(fd);
 		if (e == EWOULDBLOCK)
 			return 1;
+		close(fd);
 		return te_err_set(err, TE_E_IO, "lock '%s': %s", path, strerror(e));
 	}
+	return 0;
+}
+
+int state_task_lock(struct ledger *l, const char *task, bool wait, int *fd_out, struct te_err *err)
+{
+	te_autofree char *path = NULL;
+	int fd = lock_open(l, task, &path, err), rc;
+
+	*fd_out = -1;
+	if (fd < 0)
+		return -1;
+	rc = lock_try(fd, wait, path, err);
+	if (rc < 0)
+		return -1;
+	if (rc == 1) {
+		close(fd);
+		return 1;
+	}
+	lock_sign(l, fd);
+	*fd_out = fd;
+	return 0;
+}
+
+static void lock_holder(int fd, long long *pid, char *verb, size_t verbn)
+{
+	char buf[96] = "";
+	ssize_t n = pread(fd, buf, sizeof(buf) - 1, 0);
+	char *end = NULL;
+
+	*pid = 0;
+	snprintf(verb, verbn, "?");
+	if (n <= 0)
+		return;
+	buf[n] = '\0';
+	*pid = strtoll(buf, &end, 10);
+	if (end && *end == ' ')
+		snprintf(verb, verbn, "%.*s", (int)strcspn(end + 1, "\n"), end + 1);
+}
+
+int state_task_lock_wait(struct ledger *l, const char *task, state_lock_wait_fn waiting, void *ctx,
+			 int *fd_out, struct te_err *err)
+{
+	te_autofree char *path = NULL;
+	const struct timespec nap = {0, 200 * 1000 * 1000};
+	int fd = lock_open(l, task, &path, err), rc;
+	time_t start = time(NULL), said = 0;
+
+	*fd_out = -1;
+	if (fd < 0)
+		return -1;
+	for (;;) {
+		time_t now = time(NULL);
+
+		rc = lock_try(fd, !waiting, path, err);
+		if (rc != 1)
+			break;
+		/* Said at once, then every 5 s while it lasts. */
+		if (!said || now - said >= 5) {
+			long long pid;
+			char verb[32];
+
+			lock_holder(fd, &pid, verb, sizeof(verb));
+			waiting(ctx, pid, verb, (long long)(now - start));
+			said = now;
+		}
+		nanosleep(&nap, NULL);
+	}
+	if (rc < 0)
+		return -1;
+	lock_sign(l, fd);
 	*fd_out = fd;
 	return 0;
 }

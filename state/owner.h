@@ -66,4 +66,14 @@ long long state_task_deadline(const struct state_task *t);
 int state_task_lock(struct ledger *l, const char *task, bool wait, int *fd_out, struct te_err *err);
 void state_task_unlock(int fd); /* -1 is a no-op */
 
+/* Told while a lock is held by another process: its PID and VERB (as the
+ * holder wrote them into the lock file; 0 and "?" when unknown) and the
+ * seconds waited so far. */
+typedef void (*state_lock_wait_fn)(void *ctx, long long pid, const char *verb, long long waited);
+
+/* state_task_lock with WAIT, telling WAITING (may be NULL: just block) at
+ * once and then every 5 s while another process holds the lock. */
+int state_task_lock_wait(struct ledger *l, const char *task, state_lock_wait_fn waiting, void *ctx,
+			 int *fd_out, struct te_err *err);
+
 #endif

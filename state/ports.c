@@ -353,11 +353,11 @@ static int probe_addr(const char *host_ip, int port, struct sockaddr_storage *ss
 	return inet_pton(AF_INET, host_ip, &s4->sin_addr) == 1 ? 0 : -1;
 }
 
-int state_port_probe_bind(const char *host_ip, int port, const char *proto, void *ctx)
+static int probe(const char *host_ip, int port, const char *proto, int reuse)
 {
 	struct sockaddr_storage ss;
 	socklen_t len;
-	int type, protocol, fd, rc, off = 0;
+	int type, protocol, fd, rc;
 
 	if (!proto || probe_socket_type(proto, &type, &protocol) < 0)
 		return 0;
@@ -366,10 +366,23 @@ int state_port_probe_bind(const char *host_ip, int port, const char *proto, void
 	fd = socket(ss.ss_family, type | SOCK_CLOEXEC, protocol);
 	if (fd < 0)
 		return 0;
-	/* Off is the default; say so, since with it on a TIME_WAIT or
-	 * (on some systems) a live UDP socket would not count as busy. */
-	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &off, sizeof(off));
+	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &reuse, sizeof(reuse));
 	rc = bind(fd, (struct sockaddr *)&ss, len);
 	close(fd);
 	return rc == 0 ? 0 : -1;
+}
+
+int state_port_probe_bind(const char *host_ip, int port, const char *proto, void *ctx)
+{
+	(void)ctx;
+	/* Off is the default; say so, since with it on a TIME_WAIT or
+	 * (on some systems) a live UDP socket would not count as busy. */
+	return probe(host_ip, port, proto, 0);
+}
+
+int state_port_probe_listen(const char *host_ip, int port, const char *proto)
+{
+	/* On: a TIME_WAIT left by a client of the task's own container does
+	 * not count (the engine binds with SO_REUSEADDR too), a listener does. */
+	return probe(host_ip, port, proto, 1);
 }

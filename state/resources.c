@@ -150,6 +150,14 @@ int state_resource_set_detail(struct ledger *l, long long id, const char *detail
 	return update_resource(l, sql, a, LEDGER_NARGS(a), "detail recorded", err);
 }
 
+int state_resource_rename(struct ledger *l, long long id, const char *name, struct te_err *err)
+{
+	static const char sql[] = "UPDATE resources SET name = ?2, updated = ?3 WHERE id = ?1";
+	const struct ledger_arg a[] = {LEDGER_I(id), LEDGER_S(name), LEDGER_I(ledger_now())};
+
+	return update_resource(l, sql, a, LEDGER_NARGS(a), "renamed", err);
+}
+
 static void resource_from_row(sqlite3_stmt *st, struct state_resource *r)
 {
 	r->id = sqlite3_column_int64(st, 0);

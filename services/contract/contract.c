@@ -451,6 +451,16 @@ static cJSON *services_json(const struct svc_snapshot *s)
 	return a;
 }
 
+/* The task's S3 buckets live on its own emulator instance (a row of a
+ * per-task server container), not on a server: every task reaches. */
+static bool own_server(const struct svc_snapshot *s)
+{
+	for (size_t i = 0; i < s->n_res; i++)
+		if (svc_res_kind_of(s->res[i].kind) == SVC_RES_S3_SERVER)
+			return true;
+	return false;
+}
+
 /* The task's own credentials by scope, never their secrets: a Postgres role
  * or RabbitMQ user and the objects of the same resource it is scoped to;
  * S3 emulators with one identity say so. */
@@ -468,7 +478,11 @@ static cJSON *credentials_json(const struct svc_snapshot *s)
 		o = cJSON_CreateObject();
 		cJSON_AddStringToObject(o, "service", r->service ? r->service : "");
 		cJSON_AddStringToObject(o, "username",
-					user ? r->name : "shared (one identity on this emulator)");
+					user ? r->name
+					: own_server(s)
+					    ? "own (a random key of this task on its own emulator "
+					      "instance, on its networks only)"
+					    : "shared (one identity on this emulator)");
 		scope = cJSON_AddArrayToObject(o, "scope");
 		for (size_t j = 0; j < s->n_res; j++)
 			if (j != i && driver_row(&s->res[j]) && r->service && s->res[j].service &&

@@ -1,5 +1,6 @@
 #include "services/contract/verify.h"
 #include "services/lifecycle/reskind.h"
+#include "services/lifecycle/allowed.h"
 #include "services/lifecycle/drvrun.h"
 #include "drivers/postgres.h"
 #include "services/contract/contract.h"
@@ -13,13 +14,16 @@
 #define TE_WITH_CJSON
 #include "common/cleanup.h"
 
+#include <ctype.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 struct verify {
 	struct engine *e;
+	struct ledger *l;
 	struct svc_snapshot s;
 	cJSON *live;	/* [{"name","row" (index or -1),"inspect"}] every container of the task */
 	cJSON *results; /* the output array */
@@ -57,12 +61,22 @@ static const char *name_of(const cJSON *obj)
 
 /* ---- ledger and engine agree ---- */
 
-static bool recorded(const struct svc_snapshot *s, enum svc_res_kind kind, const char *name)
+/* A row of KIND names NAME; a listed container may also be a row of
+ * another container kind (a task's own server) when ANY_CONTAINER. */
+static bool recorded_as(const struct svc_snapshot *s, enum svc_res_kind kind, bool any_container,
+			const char *name)
 {
 	for (size_t i = 0; i < s->n_res; i++)
-		if (svc_res_kind_of(s->res[i].kind) == kind && strcmp(s->res[i].name, name) == 0)
+		if ((svc_res_kind_of(s->res[i].kind) == kind || (any_container && kind == SVC_RES_CONTAINER &&
+								 svc_res_kind_container(s->res[i].kind))) &&
+		    strcmp(s->res[i].name, name) == 0)
 			return true;
 	return false;
+}
+
+static bool recorded(const struct svc_snapshot *s, enum svc_res_kind kind, const char *name)
+{
+	return recorded_as(s, kind, false, name);
 }
 
 static void check_recorded(struct verify *v, const cJSON *entries, enum svc_res_kind kind, int *present)
@@ -99,7 +113,7 @@ static int check_unrecorded(struct verify *v, enum svc_res_kind kind, const char
 	cJSON_ArrayForEach (o, list) {
 		const char *n = listed_name(kind, o);
 
-		if (!recorded(&v->s, kind, n))
+		if (!recorded_as(&v->s, kind, true, n))
 			result(v, "ledger-engine", n, SVC_VERIFY_FAIL,
 			       "%s carries label %s but the ledger has no row for it",
 			       svc_res_kind_name(kind), label);
@@ -379,6 +393,269 @@ static int check_inside(struct verify *v, struct te_err *err)
 	return 0;
 }
 
+/* ---- what the gate allowed at creation vs the live HostConfig ---- */
+
+/* The "allowed" record of the row that holds container NAME (a service
+ * container or a task's own server), or NULL. *ROW_FOUND: some row does. */
+static cJSON *allowed_record(struct verify *v, const char *name, bool *row_found)
+{
+	*row_found = false;
+	for (size_t i = 0; i < v->s.n_res; i++) {
+		const struct state_resource *r = &v->s.res[i];
+		te_autojson cJSON *d = NULL;
+		cJSON *a;
+
+		if (!svc_res_kind_container(r->kind) || strcmp(r->name, name) != 0)
+			continue;
+		*row_found = true;
+		d = r->detail ? cJSON_Parse(r->detail) : NULL;
+		a = cJSON_DetachItemFromObjectCaseSensitive(d, "allowed");
+		if (a)
+			return a;
+	}
+	return NULL;
+}
+
+static bool is_join(const char *mode)
+{
+	return strncmp(mode, "container:", 10) == 0 || strcmp(mode, "host") == 0 ||
+	       strncmp(mode, "ns:", 3) == 0;
+}
+
+/* The id "container:REF" names, or NULL. Owned. */
+static char *joined_id(struct verify *v, const char *mode)
+{
+	te_autojson cJSON *o = NULL;
+	struct te_err ignored;
+
+	if (strncmp(mode, "container:", 10) != 0 ||
+	    engine_container_inspect(v->e, mode + 10, &o, &ignored) < 0)
+		return NULL;
+	return xstrdup(svc_json_str(o, "Id", NULL));
+}
+
+static void check_ns(struct verify *v, const char *cname, const cJSON *hc, const cJSON *allowed,
+		     const char *field, const char *why)
+{
+	const char *live = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(hc, field));
+	const char *was = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(allowed, field));
+	te_autofree char *live_id = NULL;
+	te_autofree char *was_id = NULL;
+
+	if (!live || !is_join(live) || (was && strcmp(live, was) == 0))
+		return;
+	/* The engine's own default when the body set none: dockerd on cgroup
+	 * v1 (or with default-cgroupns-mode host) reports "host". */
+	if (strcmp(field, "CgroupnsMode") == 0 && strcmp(live, "host") == 0 && (!was || !*was))
+		return;
+	live_id = joined_id(v, live);
+	was_id = was ? joined_id(v, was) : NULL;
+	if (live_id && was_id && strcmp(live_id, was_id) == 0)
+		return;
+	result(v, "hostconfig", cname, SVC_VERIFY_FAIL, "HostConfig.%s is '%s' (a namespace join); %s '%s'",
+	       field, live, why, was && *was ? was : "its own");
+}
+
+/* "CAP_SYS_ADMIN" and "sys_admin" are one capability; "x:y" and "x=y",
+ * and "no-new-privileges" and "no-new-privileges:true", one option. */
+static char *norm_cap(const char *c)
+{
+	char *n = xstrdup(strncasecmp(c, "CAP_", 4) == 0 ? c + 4 : c);
+
+	for (char *p = n; *p; p++)
+		*p = (char)toupper((unsigned char)*p);
+	return n;
+}
+
+static char *norm_opt(const char *o)
+{
+	char *n = strcmp(o, "no-new-privileges") == 0 ? xstrdup("no-new-privileges=true") : xstrdup(o);
+	char *colon = strchr(n, ':');
+
+	if (colon && (!strchr(n, '=') || colon < strchr(n, '=')))
+		*colon = '=';
+	return n;
+}
+
+static bool listed(const cJSON *a, const char *want, char *(*norm)(const char *))
+{
+	te_autofree char *w = norm ? norm(want) : xstrdup(want);
+	const cJSON *it;
+
+	cJSON_ArrayForEach (it, a) {
+		te_autofree char *x =
+		    cJSON_IsString(it) ? (norm ? norm(it->valuestring) : xstrdup(it->valuestring)) : NULL;
+
+		if (x && strcmp(x, w) == 0)
+			return true;
+	}
+	return false;
+}
+
+static void check_list(struct verify *v, const char *cname, const cJSON *live, const cJSON *allowed,
+		       const char *field, char *(*norm)(const char *), const char *why)
+{
+	const cJSON *it;
+
+	cJSON_ArrayForEach (it, live) {
+		const char *x = cJSON_IsString(it)
+				    ? it->valuestring
+				    : cJSON_GetStringValue(cJSON_GetObjectItem(it, "PathOnHost"));
+
+		if (x && !listed(cJSON_GetObjectItemCaseSensitive(allowed, field), x, norm))
+			result(v, "hostconfig", cname, SVC_VERIFY_FAIL, "HostConfig.%s has '%s'; %s", field,
+			       x, why);
+	}
+}
+
+/* Each bind source now: the engine resolves it again at every start (a
+ * restart policy, a daemon restart), without asking taskenv. */
+static void check_binds(struct verify *v, const char *cname, const cJSON *insp, const cJSON *allowed,
+			const char *why)
+{
+	const cJSON *m;
+
+	cJSON_ArrayForEach (m, cJSON_GetObjectItem(insp, "Mounts")) {
+		const char *src = svc_json_str(m, "Source", NULL);
+		te_autofree char *now = NULL;
+		const cJSON *b, *hit = NULL;
+
+		if (strcmp(svc_json_str(m, "Type", NULL), "bind") != 0 || !*src)
+			continue;
+		cJSON_ArrayForEach (b, cJSON_GetObjectItemCaseSensitive(allowed, "binds"))
+			if (strcmp(svc_json_str(b, "source", NULL), src) == 0 ||
+			    strcmp(svc_json_str(b, "real", NULL), src) == 0)
+				hit = b;
+		if (!hit) {
+			result(v, "hostconfig", cname, SVC_VERIFY_FAIL, "bind source '%s' (at %s); %s", src,
+			       svc_json_str(m, "Destination", NULL), why);
+			continue;
+		}
+		now = realpath(src, NULL);
+		if (now && strcmp(now, svc_json_str(hit, "real", NULL)) != 0)
+			result(v, "hostconfig", cname, SVC_VERIFY_FAIL,
+			       "bind source '%s' (at %s) now resolves to '%s', not '%s' as when the gate "
+			       "allowed it: the engine mounts the new target at the container's next start",
+			       src, svc_json_str(m, "Destination", NULL), now,
+			       svc_json_str(hit, "real", NULL));
+	}
+}
+
+static void check_hostconfig_one(struct verify *v, const cJSON *insp)
+{
+	const char *cname = name_of(insp);
+	const cJSON *hc = cJSON_GetObjectItem(insp, "HostConfig");
+	bool row = false;
+	te_autojson cJSON *allowed = allowed_record(v, cname, &row);
+	const char *why = "taskenv created it with";
+	const char *lwhy = "not allowed when taskenv created it";
+	int before = v->failed;
+
+	if (row && !allowed) {
+		result(v, "hostconfig", cname, SVC_VERIFY_NV,
+		       "its ledger row has no record of what was allowed");
+		return;
+	}
+	if (!row) {
+		allowed = cJSON_CreateObject();
+		why = "taskenv did not create this container, so nothing was allowed; its own would be";
+		lwhy = "taskenv did not create this container: nothing was allowed";
+	}
+	for (size_t i = 0; svc_allowed_ns[i]; i++)
+		check_ns(v, cname, hc, allowed, svc_allowed_ns[i], why);
+	if (cJSON_IsTrue(cJSON_GetObjectItem(hc, "Privileged")) &&
+	    !cJSON_IsTrue(cJSON_GetObjectItem(allowed, "Privileged")))
+		result(v, "hostconfig", cname, SVC_VERIFY_FAIL, "HostConfig.Privileged is true; %s", lwhy);
+	check_list(v, cname, cJSON_GetObjectItem(hc, "CapAdd"), allowed, "CapAdd", norm_cap, lwhy);
+	check_list(v, cname, cJSON_GetObjectItem(hc, "SecurityOpt"), allowed, "SecurityOpt", norm_opt, lwhy);
+	check_list(v, cname, cJSON_GetObjectItem(hc, "Devices"), allowed, "Devices", NULL, lwhy);
+	check_binds(v, cname, insp, allowed, lwhy);
+	if (v->failed == before)
+		result(
+		    v, "hostconfig", cname, SVC_VERIFY_PASS,
+		    "namespaces, privileged, cap_add, security_opt, devices and the realpath of every bind "
+		    "source are what the gate allowed at creation");
+}
+
+static void check_hostconfig(struct verify *v)
+{
+	const cJSON *c;
+
+	cJSON_ArrayForEach (c, v->live)
+		check_hostconfig_one(v, cJSON_GetObjectItem(c, "inspect"));
+}
+
+/* ---- can this task reach another task's containers? ---- */
+
+/* Up to 16 "IP" lines of other tasks' running containers of this ledger. */
+static char *other_addresses(struct verify *v, struct te_err *err)
+{
+	te_autofree char *label = xasprintf("io.taskenv.ledger=%s", state_ledger_id(v->l));
+	te_autojson cJSON *list = NULL;
+	te_autobuf struct te_buf b = TE_BUF_INIT(0);
+	const cJSON *c, *n;
+	int count = 0;
+
+	if (engine_container_list(v->e, label, &list, err) < 0)
+		return NULL;
+	cJSON_ArrayForEach (c, list) {
+		const char *t = cJSON_GetStringValue(
+		    cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItem(c, "Labels"), "io.taskenv.task"));
+
+		if (!t || strcmp(t, v->s.task) == 0 || strcmp(svc_json_str(c, "State", NULL), "running") != 0)
+			continue;
+		cJSON_ArrayForEach (
+		    n, cJSON_GetObjectItem(cJSON_GetObjectItem(c, "NetworkSettings"), "Networks")) {
+			const char *ip = svc_json_str(n, "IPAddress", NULL);
+
+			if (*ip && count++ < 16)
+				te_buf_addf(&b, "%s ", ip);
+		}
+	}
+	return te_buf_detach(&b);
+}
+
+static int check_cross_task(struct verify *v, struct te_err *err)
+{
+	static const char script[] =
+	    "command -v ping >/dev/null 2>&1 || exit 3; "
+	    "for a in $TE_ADDRS; do ping -c 1 -W 1 \"$a\" >/dev/null 2>&1 && echo \"$a\"; done; exit 0";
+	te_autofree char *addrs = other_addresses(v, err);
+	te_autofree char *full = NULL;
+	te_autofree char *out = NULL;
+	const char *from = NULL;
+	const cJSON *c;
+	int rc;
+
+	if (!addrs)
+		return err->code == TE_E_UNREACHABLE ? -1 : (te_err_clear(err), 0);
+	cJSON_ArrayForEach (c, v->live)
+		if (!from && cJSON_IsTrue(cJSON_GetObjectItem(
+				 cJSON_GetObjectItem(cJSON_GetObjectItem(c, "inspect"), "State"), "Running")))
+			from = name_of(cJSON_GetObjectItem(c, "inspect"));
+	if (!*addrs || !from) {
+		result(v, "cross-task", v->s.task, SVC_VERIFY_PASS,
+		       !from ? "no running container of this task to probe from"
+			     : "no other task of this ledger has a running container");
+		return 0;
+	}
+	full = xasprintf("TE_ADDRS='%s'; %s", addrs, script);
+	rc = probe(v, from, full, &out, err);
+	if (rc < 0)
+		return -1;
+	if (rc > 0)
+		result(v, "cross-task", v->s.task, SVC_VERIFY_NV, "no ping in %s's image (%s)", from, out);
+	else if (*out)
+		result(v, "cross-task", v->s.task, SVC_VERIFY_OPEN,
+		       "from %s, another task's container answers at %s: the engine's firewall, not taskenv, "
+		       "keeps task networks apart, and here it does not",
+		       from, out);
+	else
+		result(v, "cross-task", v->s.task, SVC_VERIFY_PASS,
+		       "from %s, no other task's container answers ping at %s", from, addrs);
+	return 0;
+}
+
 /* ---- egress and credentials ---- */
 
 static void check_egress(struct verify *v)
@@ -514,7 +791,7 @@ static void check_server_objects(struct verify *v, struct ledger *l)
 int svc_verify(struct engine *e, struct ledger *l, const char *task, cJSON **out, int *failed,
 	       struct te_err *err)
 {
-	struct verify v = {.e = e};
+	struct verify v = {.e = e, .l = l};
 	int rc = -1;
 
 	*out = NULL;
@@ -524,7 +801,8 @@ int svc_verify(struct engine *e, struct ledger *l, const char *task, cJSON **out
 	    collect_live(&v, err) == 0) {
 		check_ports(&v);
 		check_mounts(&v);
-		if (check_inside(&v, err) == 0) {
+		check_hostconfig(&v);
+		if (check_inside(&v, err) == 0 && check_cross_task(&v, err) == 0) {
 			check_egress(&v);
 			check_credentials(&v, l);
 			check_server_objects(&v, l);
@@ -551,6 +829,7 @@ char *svc_verify_text(const cJSON *results)
 		const char *res = svc_json_str(r, "result", NULL);
 		const char *tag = strcmp(res, SVC_VERIFY_PASS) == 0   ? "PASS"
 				  : strcmp(res, SVC_VERIFY_FAIL) == 0 ? "FAIL"
+				  : strcmp(res, SVC_VERIFY_OPEN) == 0 ? "OPEN"
 								      : "N/V ";
 
 		te_buf_addf(&b, "%s  %-13s %s: %s\n", tag, svc_json_str(r, "check", NULL),

@@ -2,6 +2,7 @@
 #include "services/lifecycle/reskind.h"
 #include "services/model/compose.h"
 #include "services/contract/git.h"
+#include "services/model/boundary.h"
 #include "engine/engine.h"
 #include "state/ledger.h"
 #include "common/buf.h"
@@ -11,6 +12,7 @@
 #define TE_WITH_CJSON
 #include "common/cleanup.h"
 
+#include <errno.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,16 +27,17 @@ static int fill_repo(const char *cwd, const char *base, struct state_worktree *w
 		     struct te_err *err)
 {
 	const char *common[] = {"rev-parse", "--path-format=absolute", "--git-common-dir", NULL};
-	const char *toplevel[] = {"rev-parse", "--show-toplevel", NULL};
 	te_autofree char *rev = xasprintf("%s^{commit}", base ? base : "HEAD");
 	const char *commit[] = {"rev-parse", "--verify", "--quiet", rev, NULL};
 
 	w->repo = svc_git_line(cwd, common, err);
 	if (!w->repo)
 		return te_err_prefix(err, "'%s' is not in a git repository: ", cwd);
-	*top = svc_git_line(cwd, toplevel, err);
+	/* The top by looking, not by asking git: core.worktree in the
+	 * repository's config (untrusted) would move --show-toplevel to "/". */
+	*top = svc_project_boundary(cwd);
 	if (!*top)
-		return -1;
+		return te_err_set(err, TE_E_IO, "'%s': %s", cwd, strerror(errno));
 	w->base = svc_git_line(cwd, commit, err);
 	if (!w->base || !*w->base)
 		return te_err_set(err, TE_E_USAGE, "base '%s' is not a commit of '%s'", base ? base : "HEAD",

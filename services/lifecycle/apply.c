@@ -4,13 +4,16 @@
 #include "services/lifecycle/par.h"
 #include "services/model/compose.h"
 #include "services/model/plan.h"
-#include "services/model/policy.h"
+#include "services/gate/gate.h"
+#include "services/lifecycle/guard.h"
 #include "services/settings.h"
 #include "services/lifecycle/drvrun.h"
 #include "services/lifecycle/pgtpl.h"
 #include "services/lifecycle/shared.h"
 #include "services/lifecycle/retain.h"
 #include "services/lifecycle/files.h"
+#include "services/lifecycle/identity.h"
+#include "services/lifecycle/lock.h"
 #include "state/secrets.h"
 #include "state/owner.h"
 #include "engine/engine.h"
@@ -40,6 +43,12 @@ int svc_up_opts_init(struct svc_up_opts *opts, const struct svc_settings *st, st
 	opts->port_lo = (int)ports->num;
 	opts->port_hi = (int)ports->num2;
 	opts->wait_timeout_s = (int)svc_settings_at(st, SVC_SET_WAIT_TIMEOUT)->num;
+	for (size_t i = 0; i < DRV_COUNT; i++) {
+		te_autofree char *key = xasprintf("shared_images.%s", drv_at(i)->name);
+		const char *img = drv_at(i)->shared ? svc_settings_get(st, key) : NULL;
+
+		opts->shared_image[i] = img && *img ? img : NULL;
+	}
 	return state_subnet_pool_parse(svc_settings_at(st, SVC_SET_SUBNET_POOL)->text,
 				       (int)svc_settings_at(st, SVC_SET_SUBNET_PREFIX)->num, &opts->pool,
 				       err);
@@ -65,6 +74,39 @@ int up_not_ours(struct up *u, long long row, const char *kind, const char *name,
 			  kind, name, task);
 }
 
+/* The task's networks exist before its own server container of R's driver
+ * (drv_shared.per_task), which is created on the first and attached to
+ * the others (attach_shared), with the keys of every resource of that
+ * driver without server: as its aliases. */
+static int task_server(struct up *u, const struct svc_resource *r, const char *image, struct svc_shared *sh,
+		       struct te_err *err)
+{
+	const struct svc_project *p = u->plan->project;
+	const char *net = NULL;
+	te_autostrv char **aliases = NULL;
+	struct svc_shared_task t;
+
+	for (size_t i = 0; i < u->plan->n_networks; i++) {
+		if (!u->nets_made && up_ensure_network(u, &u->plan->networks[i], err) < 0)
+			return -1;
+		if (!net && !u->plan->networks[i].external)
+			net = u->plan->networks[i].name;
+	}
+	u->nets_made = true;
+	if (!net)
+		return te_err_set(
+		    err, TE_E_USAGE,
+		    "resource '%s' (driver %s) without server: runs on a server container on the "
+		    "task's own networks, and every network of the task is external",
+		    r->key, r->driver);
+	for (size_t i = 0; i < p->n_resources; i++)
+		if (!p->resources[i].server && strcmp(p->resources[i].driver, r->driver) == 0)
+			aliases = te_strv_push(aliases, xstrdup(p->resources[i].key));
+	t = (struct svc_shared_task){
+	    u->e, u->l, u->plan->task, net, aliases, u->opts->port_lo, u->opts->port_hi};
+	return svc_shared_start_task(&t, r->driver, image, sh, err);
+}
+
 /* The shared server container of R's driver, started once per `up`. */
 static struct svc_shared *shared_for(struct up *u, const struct svc_resource *r, struct te_err *err)
 {
@@ -78,7 +120,17 @@ static struct svc_shared *shared_for(struct up *u, const struct svc_resource *r,
 		       NULL;
 	if (sh->container)
 		return sh;
-	if (svc_shared_start(u->e, u->l, r->driver, r->image, sh, err) < 0)
+	if (drv_find(r->driver)->shared->per_task) {
+		te_autofree char *own = svc_shared_task_name(u->plan->task, r->driver);
+
+		if (task_server(u, r, u->opts->shared_image[slot], sh, err) < 0)
+			return NULL;
+		up_step(u, "container", own,
+			sh->was_running ? "running (the task's own server)"
+					: "started (the task's own server)");
+		return sh;
+	}
+	if (svc_shared_start(u->e, u->l, r->driver, u->opts->shared_image[slot], sh, err) < 0)
 		return NULL;
 	up_step(u, "container", name,
 		sh->was_running ? "running (shared server)" : "started (shared server)");
@@ -93,7 +145,9 @@ static int shared_ready(struct up *u, struct te_err *err)
 
 		if (!u->shared[k].container)
 			continue;
-		name = xasprintf("taskenv-shared-%s", u->shared[k].driver);
+		name = drv_find(u->shared[k].driver)->shared->per_task
+			   ? svc_shared_task_name(u->plan->task, u->shared[k].driver)
+			   : xasprintf("taskenv-shared-%s", u->shared[k].driver);
 		if (svc_shared_ready(&u->shared[k], err) < 0)
 			return te_err_prefix(err, "shared %s server container: ", u->shared[k].driver);
 		up_step(u, "container", name, "ready");
@@ -158,9 +212,10 @@ static bool builds_templates(const struct svc_project *p)
 /* Networks (with the shared servers attached), then volumes. */
 static int create_rooms(struct up *u, struct te_err *err)
 {
-	for (size_t i = 0; i < u->plan->n_networks; i++)
+	for (size_t i = 0; !u->nets_made && i < u->plan->n_networks; i++)
 		if (up_ensure_network(u, &u->plan->networks[i], err) < 0)
 			return -1;
+	u->nets_made = true;
 	if (attach_shared(u, err) < 0)
 		return -1;
 	for (size_t i = 0; i < u->plan->n_volumes; i++)
@@ -190,9 +245,10 @@ static int create_levels(struct up *u, struct te_err *err)
 		size_t n = 0;
 
 		for (size_t i = 0; i < u->plan->n_containers; i++) {
-			if (u->plan->containers[i].level != level)
+			/* up SERVICE...: what was not chosen is not touched. */
+			if (u->plan->containers[i].level != level || !u->selected[i])
 				continue;
-			if (up_wait_deps(u, i, err) < 0)
+			if (!u->opts->no_start && up_wait_deps(u, i, err) < 0)
 				return -1;
 			items[n++] = i;
 		}
@@ -221,9 +277,10 @@ static int create_all(struct up *u, struct te_err *err)
 		return -1;
 	if (!rooms_first && create_rooms(u, err) < 0)
 		return -1;
-	if (svc_scale_down(u->e, u->l, u->plan, u->opts->progress, u->opts->progress_ctx, err) < 0)
+	if (up_recover(u, err) < 0 ||
+	    svc_scale_down(u->e, u->l, u->plan, u->opts->progress, u->opts->progress_ctx, err) < 0)
 		return -1;
-	if (create_levels(u, err) < 0)
+	if (create_levels(u, err) < 0 || up_orphans(u, err) < 0)
 		return -1;
 	return up_wait_all(u, err);
 }
@@ -269,6 +326,9 @@ static void up_release(struct up *u)
 		te_strv_free(u->shared_aliases[k]);
 	}
 	free(u->need_build);
+	free(u->selected);
+	free(u->recreated);
+	free(u->port_moved);
 	for (size_t i = 0; u->old_image && i < u->plan->n_containers; i++)
 		free(u->old_image[i]);
 	free(u->old_image);
@@ -276,42 +336,93 @@ static void up_release(struct up *u)
 	svc_plan_free(u->plan);
 }
 
-/* The exceptions this task runs with, for `taskenv contract`. */
+/* The exceptions the trusted side granted this up: the set run, start,
+ * restart and exec of the task use until the next up (and `taskenv
+ * contract` shows). Never what the file asked for. */
 static int record_allow(struct up *u, const struct svc_project *p, struct te_err *err)
 {
 	te_autojson cJSON *a = cJSON_CreateArray();
 	te_autofree char *text = NULL;
 
-	for (size_t i = 0; p->allow && p->allow[i]; i++)
-		cJSON_AddItemToArray(a, cJSON_CreateString(p->allow[i]));
+	(void)p;
 	for (size_t i = 0; u->opts->allow && u->opts->allow[i]; i++)
 		cJSON_AddItemToArray(a, cJSON_CreateString(u->opts->allow[i]));
 	text = cJSON_PrintUnformatted(a);
 	return state_task_set_allow(u->l, u->plan->task, text, err);
 }
 
-/* The same check as `taskenv check`: nothing is created when it refuses. */
-static int policy_gate(const struct svc_project *project, const struct svc_up_opts *opts, struct te_err *err)
+/* The gate on U's engine, narrowed to this up: the task, the granted set,
+ * the project boundary and the plan (for where each field came from). */
+static struct gate *gate_for_up(struct up *u, const struct svc_project *project)
 {
-	struct svc_finding *f = NULL;
-	size_t n = 0;
+	struct gate *g = svc_guard(u->e, u->l);
+
+	free(g->task);
+	g->task = xstrdup(u->plan->task);
+	svc_guard_grant(u->e, u->opts->allow);
+	free(g->boundary);
+	g->boundary = gate_project_boundary(project);
+	te_strv_free(g->own_dirs);
+	g->own_dirs = u->plan->files_dir ? te_strv_push(NULL, xstrdup(u->plan->files_dir)) : NULL;
+	g->plan = u->plan;
+	u->plan->public_ports = gate_granted(g, "public-port");
+	return g;
+}
+
+/* What `taskenv check` reports, and what only the engine knows (labels of
+ * joined containers, external objects, existing image tags), judged
+ * before anything is created: nothing is when the gate refuses. */
+static int policy_gate(struct up *u, const struct svc_project *project, struct te_err *err)
+{
+	struct gate *g;
 	te_autofree char *first = NULL;
 
-	if (svc_policy_validate(project, opts->allow, err) < 0)
+	if (gate_exceptions_validate(u->opts->allow, "--allow", err) < 0 ||
+	    gate_exceptions_validate(project->allow, "x-taskenv.allow", err) < 0)
 		return -1;
-	svc_policy_check(project, opts->allow, &f, &n);
-	if (n == 0)
+	g = gate_for_up(u, project);
+	gate_findings_clear(g);
+	if (svc_guard_plan(g, u->e, u->plan) == 0)
 		return 0;
-	first = svc_finding_format(&f[0]);
-	svc_findings_free(f, n);
-	if (n == 1)
+	first = gate_finding_format(&g->v[0]);
+	if (g->n == 1)
 		return te_err_set(err, TE_E_POLICY, "refused: %s", first);
-	return te_err_set(err, TE_E_POLICY, "refused (%zu findings, see 'taskenv check'): %s", n, first);
+	return te_err_set(err, TE_E_POLICY, "refused (%zu findings, each above): %s", g->n, first);
+}
+
+void svc_up_failure_release(struct svc_up_failure *f)
+{
+	free(f->log_tail);
+	memset(f, 0, sizeof(*f));
+	f->exit_code = -1;
+}
+
+/* The outcome of a failed up, in the task's events for `evidence`. */
+static void record_failure(struct up *u, const struct te_err *why)
+{
+	const struct svc_up_failure *f = u->opts->failure;
+	te_autojson cJSON *j = cJSON_CreateObject();
+	te_autofree char *text = NULL;
+	struct te_err ignored;
+
+	cJSON_AddStringToObject(j, "error", why->msg);
+	if (f && *f->service) {
+		cJSON_AddStringToObject(j, "service", f->service);
+		cJSON_AddStringToObject(j, "container", f->container);
+		cJSON_AddStringToObject(j, "status", f->status);
+		if (f->exit_code >= 0)
+			cJSON_AddNumberToObject(j, "exit_code", f->exit_code);
+		else
+			cJSON_AddNullToObject(j, "exit_code");
+		cJSON_AddStringToObject(j, "log_tail", f->log_tail ? f->log_tail : "");
+	}
+	text = cJSON_PrintUnformatted(j);
+	state_event_journal(u->l, u->plan->task, "up", "failed", text, &ignored);
 }
 
 /* up failed: keep the task for inspection when asked to, else mark it
  * partial (what was created stays recorded for down/gc). */
-static void fail_after(struct up *u)
+static void fail_after(struct up *u, const struct te_err *why)
 {
 	struct svc_retain_opts r = {.secs = u->opts->retain_on_failure,
 				    .reason = "up failed",
@@ -323,6 +434,7 @@ static void fail_after(struct up *u)
 	forget_if_empty(u);
 	if (state_task_set_status(u->l, u->plan->task, "partial", &ignored) < 0)
 		return; /* forgotten: nothing to retain */
+	record_failure(u, why);
 	if (r.secs > 0)
 		svc_retain_locked(u->e, u->l, u->plan->task, &r, &ignored);
 }
@@ -337,22 +449,53 @@ static int record_owner(struct up *u, struct te_err *err)
 	return state_task_set_owner(u->l, u->plan->task, &o, lease, err);
 }
 
+/* A task belongs to one project directory: an `up` from another one would
+ * leave the first project's containers running as orphans of a file that
+ * never named them. Another set of files in the same directory is an edit. */
+static int same_project(struct up *u, const struct svc_project *project, struct te_err *err)
+{
+	struct state_task t = {0};
+	struct state_resource *rows = NULL;
+	size_t n = 0;
+	int rc = 0;
+
+	if (state_task_get(u->l, u->plan->task, &t, err) < 0) {
+		if (err->code != TE_E_NOTFOUND)
+			return -1;
+		te_err_clear(err);
+		return 0;
+	}
+	if (t.project_dir && project->dir && strcmp(t.project_dir, project->dir) != 0 &&
+	    state_resource_list(u->l, u->plan->task, false, &rows, &n, err) == 0 && n > 0)
+		rc = te_err_set(err, TE_E_CONFLICT,
+				"task '%s' belongs to the project in '%s', not '%s': pass -t NAME to bring "
+				"this one up as another task, or 'taskenv down -t %s' first",
+				u->plan->task, t.project_dir, project->dir, u->plan->task);
+	state_resources_free(rows, n);
+	state_task_release(&t);
+	return rc;
+}
+
 static int up_run(struct up *u, const struct svc_project *project, struct te_err *err)
 {
 	te_autofree char *files = files_json(project);
+	te_autofree char *engine_id = NULL;
 	const char *task = u->plan->task;
 
-	if (up_check_fit(u, err) < 0 || up_check_images(u, err) < 0)
+	if (same_project(u, project, err) < 0 || svc_engine_claim(u->e, u->l, task, &engine_id, err) < 0 ||
+	    svc_resources_admit(u->l, project, u->opts->allow, err) < 0 || up_select(u, err) < 0 ||
+	    up_check_fit(u, err) < 0 || up_check_images(u, err) < 0)
 		return -1;
 	if (state_task_upsert(u->l, task, project->dir, files, engine_socket(u->e), "starting", err) < 0)
 		return -1;
-	if (record_allow(u, project, err) < 0 || record_owner(u, err) < 0) {
+	if (state_task_set_engine_id(u->l, task, engine_id, err) < 0 || record_allow(u, project, err) < 0 ||
+	    record_owner(u, err) < 0) {
 		forget_if_empty(u);
 		return -1;
 	}
 	if (up_build_all(u, err) < 0 || svc_files_write(u->plan, err) < 0 || up_reserve_ports(u, err) < 0 ||
 	    up_reserve_subnets(u, err) < 0 || create_all(u, err) < 0) {
-		fail_after(u);
+		fail_after(u, err);
 		return -1;
 	}
 	up_drop_old_images(u);
@@ -379,13 +522,16 @@ int svc_up(struct engine *e, struct ledger *l, const struct svc_project *project
 	struct up u = {.e = e, .l = l, .opts = opts};
 	int rc, lock = -1;
 
-	if (policy_gate(project, opts, err) < 0)
-		return -1;
 	u.plan = svc_plan_build(project, task, state_ledger_id(l), err);
 	if (!u.plan)
 		return -1;
 	u.plan->files_dir = svc_files_dir(l, task);
-	rc = state_task_lock(l, task, true, &lock, err);
+	if (policy_gate(&u, project, err) < 0) {
+		svc_guard(e, l)->plan = NULL;
+		up_release(&u);
+		return -1;
+	}
+	rc = svc_task_lock(l, task, opts->progress, opts->progress_ctx, &lock, err);
 	if (rc == 0)
 		rc = up_run(&u, project, err);
 	state_task_unlock(lock);
@@ -393,6 +539,7 @@ int svc_up(struct engine *e, struct ledger *l, const struct svc_project *project
 	 * `up` does not wait for it (and the task's lock is free by now). */
 	if (rc == 0 && u.tmpl.used)
 		spawn_refill(&u);
+	svc_guard(e, l)->plan = NULL; /* the plan goes with U */
 	up_release(&u);
 	return rc;
 }

@@ -5,6 +5,7 @@
 
 #include <stdbool.h>
 
+#include "drivers/driver.h" /* DRV_COUNT */
 #include "services/progress.h"
 #include "state/subnets.h"
 
@@ -13,6 +14,18 @@ struct engine;
 struct ledger;
 struct svc_project;
 struct svc_settings;
+
+/* Where a failed `up` stopped, when a service's container is why: filled
+ * by svc_up (when svc_up_opts.failure is set) and recorded in the task's
+ * events (resource "up", outcome "failed") for `evidence`. */
+struct svc_up_failure {
+	char service[128];   /* "" when no service is to blame */
+	char container[256]; /* its container */
+	char status[32];     /* State.Status, e.g. "exited" */
+	int exit_code;	     /* State.ExitCode; -1 when it did not exit */
+	char *log_tail;	     /* its last log lines (owned; svc_up_failure_release), or NULL */
+};
+void svc_up_failure_release(struct svc_up_failure *f);
 
 struct svc_up_opts {
 	int port_lo;		  /* host port range, inclusive; default 20000 */
@@ -27,12 +40,25 @@ struct svc_up_opts {
 	long long owner_pid;	       /* the task's owner (state/owner.h); 0: this process */
 	long long retain_on_failure;   /* seconds to keep a failed up for inspection; 0: off */
 	struct state_subnet_pool pool; /* subnets of bridge networks */
+	/* The image of each driver's server container, by svc_shared_slot:
+	 * the trusted config's shared_images.<driver> (borrowed from the
+	 * settings), NULL: the driver's own. Never from the Compose file. */
+	const char *shared_image[DRV_COUNT];
+	/* Reconcile (docs/up.md). */
+	bool force_recreate;		/* recreate every container, changed or not */
+	bool no_recreate;		/* keep changed containers (named), create only missing ones */
+	bool no_start;			/* create or recreate, start nothing */
+	bool remove_orphans;		/* remove containers of services no longer in the file */
+	char *const *services;		/* up SERVICE...: only these (and their dependencies); NULL: all */
+	bool no_deps;			/* with services: not their dependencies */
+	struct svc_up_failure *failure; /* caller-owned, filled on failure; or NULL */
 };
 
-/* Zeroes OPTS and fills the port range, the wait timeout and the subnet
- * pool from the settings ST (borrowed; services/settings.h: port_range,
- * wait_timeout, subnet_pool, subnet_prefix), already checked when they
- * were loaded. */
+/* Zeroes OPTS and fills the port range, the wait timeout, the subnet
+ * pool and the server images from the settings ST (borrowed, and lent to
+ * OPTS: it outlives them; services/settings.h: port_range, wait_timeout,
+ * subnet_pool, subnet_prefix, shared_images.*), already checked when
+ * they were loaded. */
 int svc_up_opts_init(struct svc_up_opts *opts, const struct svc_settings *st, struct te_err *err);
 
 /* Bring TASK up from PROJECT (both borrowed) on engine E, recording in L.

@@ -87,6 +87,42 @@ static int pull(struct up *u, const struct svc_plan_container *c, const char *wh
 	return 0;
 }
 
+/* A build replaces the tag it writes: only one this task's earlier build
+ * left (its labels name this task and ledger), never one that carries
+ * another task's label or none, as with container names. */
+static int check_tag_owner(struct up *u, const struct svc_plan_container *c, struct te_err *err)
+{
+	te_autojson cJSON *img = NULL;
+	const cJSON *cfg, *lab;
+	const char *task, *led;
+
+	if (engine_image_inspect(u->e, c->image, &img, err) < 0) {
+		if (err->code != TE_E_NOTFOUND)
+			return te_err_prefix(err, "service '%s': ", c->svc->name);
+		te_err_clear(err);
+		return 0;
+	}
+	if (up_owned(u->plan, img))
+		return 0;
+	cfg = cJSON_GetObjectItemCaseSensitive(img, "Config");
+	lab = cJSON_GetObjectItemCaseSensitive(cfg, "Labels");
+	if (!cJSON_IsObject(lab))
+		lab = cJSON_GetObjectItemCaseSensitive(img, "Labels");
+	task = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(lab, "io.taskenv.task"));
+	led = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(lab, "io.taskenv.ledger"));
+	if (task)
+		return te_err_set(err, TE_E_CONFLICT,
+				  "service '%s': image '%s' exists and belongs to task '%s'%s%s%s: a build "
+				  "never replaces another task's tag; taskenv leaves it alone",
+				  c->svc->name, c->image, task, led ? " (ledger " : "", led ? led : "",
+				  led ? ")" : "");
+	return te_err_set(
+	    err, TE_E_CONFLICT,
+	    "service '%s': image '%s' exists and carries no task's label: a build never replaces "
+	    "a tag taskenv did not make; remove it yourself or pick another task name",
+	    c->svc->name, c->image);
+}
+
 /* Build when asked (up --build, pull_policy: build) or when the image is
  * missing; pull as pull_policy says (missing: when absent, as Compose
  * does; always: every time; never: not at all; daily/weekly/every_X: when
@@ -103,7 +139,7 @@ static int check_image(struct up *u, size_t i, struct te_err *err)
 	if (svc_pull_policy(s->pull_policy, &policy, &every) < 0)
 		TE_BUG("pull_policy not checked by the loader");
 	forced = c->build && (u->opts->build || policy == SVC_PULL_BUILD);
-	if (check_platform(u, s, err) < 0)
+	if (check_platform(u, s, err) < 0 || (c->build && check_tag_owner(u, c, err) < 0))
 		return -1;
 	/* Podman's compat API takes Config.Domainname and drops it (4.3), and
 	 * refuses the kernel.domainname sysctl: say so rather than be silent. */

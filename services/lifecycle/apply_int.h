@@ -1,7 +1,8 @@
-/* Internals of `up`, shared by its four files: apply.c (options and the up
+/* Internals of `up`, shared by its files: apply.c (options and the up
  * sequence), apply_images.c (images present, pulled or built),
  * apply_net.c (host ports, subnets, networks, volumes) and
- * apply_containers.c (containers, their depends_on waits). Not a public
+ * apply_containers.c (containers, their depends_on waits, recreates),
+ * apply_reconcile.c (up SERVICE..., interrupted recreates, orphans). Not a public
  * API: only those files include it. */
 #ifndef TASKENV_SERVICES_LIFECYCLE_APPLY_INT_H
 #define TASKENV_SERVICES_LIFECYCLE_APPLY_INT_H
@@ -18,6 +19,8 @@ struct ledger;
 struct svc_plan;
 struct svc_plan_network;
 struct svc_plan_volume;
+struct svc_project;
+struct svc_service;
 struct svc_up_opts;
 struct te_err;
 
@@ -43,6 +46,10 @@ struct up {
 	bool *need_build;	  /* per planned container */
 	char **old_image;	  /* per planned container: image id a rebuild replaced, or NULL */
 	struct svc_tmpl_ctx tmpl; /* templates built from migrations; .used: for the pool refill */
+	bool nets_made;	  /* the planned networks are ensured (a task's own server needs them first) */
+	bool *selected;	  /* per planned container: `up SERVICE...` chose it (or its dependant) */
+	bool *recreated;  /* per planned container: this `up` recreated it */
+	bool *port_moved; /* per planned container: a host port it held was taken, a new one given */
 };
 
 /* ---- apply.c ---- */
@@ -77,6 +84,24 @@ int up_reserve_subnets(struct up *u, struct te_err *err);
 /* Record, then find or create, network N / volume V. */
 int up_ensure_network(struct up *u, const struct svc_plan_network *n, struct te_err *err);
 int up_ensure_volume(struct up *u, const struct svc_plan_volume *v, struct te_err *err);
+
+/* ---- apply_reconcile.c ---- */
+
+/* A recreate a crash cut short (a "<id:12>_<name>" row): finished when the
+ * old container is gone, undone while it exists; a removal cut short
+ * (a removing row) finished. Before any container is ensured. */
+int up_recover(struct up *u, struct te_err *err);
+/* Which containers this `up` touches (u->selected: opts->services and,
+ * unless opts->no_deps, what they need); allocates the per-container
+ * flags. TE_E_USAGE for a service not in the file. */
+int up_select(struct up *u, struct te_err *err);
+/* The service of P that REF names: "service:NAME" (network_mode, ipc,
+ * pid; PREFIXED) or volumes_from's "NAME[:MODE]" (not "container:..."),
+ * borrowed, or NULL. */
+const struct svc_service *up_service_ref(const struct svc_project *p, const char *ref, bool prefixed);
+/* Containers of services no longer in the file, found through the ledger:
+ * named in a warning, or removed with opts->remove_orphans. */
+int up_orphans(struct up *u, struct te_err *err);
 
 /* ---- apply_containers.c ---- */
 

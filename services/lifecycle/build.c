@@ -3,6 +3,7 @@
 #include "services/model/compose.h"
 #include "services/lifecycle/context.h"
 #include "services/model/plan.h"
+#include "services/model/boundary.h"
 #include "engine/build.h"
 #include "engine/engine.h"
 
@@ -64,7 +65,7 @@ static void add_extra_hosts(struct te_buf *q, struct engine *e, char *const *hos
 
 	if (!hosts || !hosts[0])
 		return;
-	if (strcmp(engine_flavor(e), "podman") != 0) {
+	if (!e || strcmp(engine_flavor(e), "podman") != 0) {
 		for (size_t i = 0; hosts[i]; i++)
 			add_param(q, e, "extrahosts", hosts[i]);
 		return;
@@ -108,7 +109,7 @@ char *svc_build_query(struct engine *e, const struct svc_plan *plan, const struc
 	 * labels= of the final one, so a task's labels would be left on untagged
 	 * layer images (and a failed build would leave them behind). Without
 	 * layers it commits only the result; the price is no layer cache. */
-	if (strcmp(engine_flavor(e), "podman") == 0)
+	if (e && strcmp(engine_flavor(e), "podman") == 0)
 		te_buf_adds(&q, "&layers=0");
 	return te_buf_detach(&q);
 }
@@ -133,6 +134,30 @@ static void fclosep(FILE **f)
 		fclose(*f);
 }
 
+/* PATH (relative to DIR unless absolute) resolves, every symlink followed,
+ * inside the project: taskenv reads it and sends what it read to the
+ * engine, so a context of $HOME or a Dockerfile "../../etc/shadow" (or a
+ * symlink to either, made after `check`) would ship the host. */
+static int check_inside(const struct svc_plan *plan, const struct svc_plan_container *c, const char *dir,
+			const char *path, const char *what, struct te_err *err)
+{
+	const struct svc_loc *at = &c->svc->build.loc;
+	te_autofree char *joined = path[0] == '/' ? xstrdup(path) : xasprintf("%s/%s", dir, path);
+	te_autofree char *root = svc_project_boundary(plan->project->dir);
+	te_autofree char *real = realpath(joined, NULL);
+
+	if (!root || !real)
+		return te_err_set(err, TE_E_IO, "service '%s': build %s '%s': %s", c->svc->name, what, joined,
+				  strerror(errno));
+	if (!svc_path_within(real, root))
+		return te_err_set(err, TE_E_POLICY,
+				  "%s:%d:%d: service '%s': build: %s '%s' resolves to '%s', outside the "
+				  "project '%s': refused",
+				  at->file ? at->file : "compose file", at->line, at->col, c->svc->name, what,
+				  path, real, root);
+	return 0;
+}
+
 int svc_build_image(struct engine *e, const struct svc_plan *plan, const struct svc_plan_container *c,
 		    svc_progress_fn progress, void *progress_ctx, struct te_err *err)
 {
@@ -145,6 +170,11 @@ int svc_build_image(struct engine *e, const struct svc_plan *plan, const struct 
 	if (!tar)
 		return te_err_set(err, TE_E_IO, "service '%s': temporary file for the build context: %s",
 				  c->svc->name, strerror(errno));
+	if (check_inside(plan, c, b->context, ".", "context", err) < 0 ||
+	    (!b->dockerfile_inline &&
+	     check_inside(plan, c, b->context, b->dockerfile ? b->dockerfile : "Dockerfile", "dockerfile",
+			  err) < 0))
+		return -1;
 	if (svc_context_pack(b->context, b->dockerfile, b->dockerfile_inline, tar, &dockerfile, err) < 0)
 		return te_err_prefix(err, "service '%s': ", c->svc->name);
 	if (fflush(tar) != 0)

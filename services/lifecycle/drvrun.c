@@ -29,6 +29,8 @@ struct rec_ctx {
 	 * "exists" (a re-`up` finds it), not "created". Owned. */
 	struct state_resource *known;
 	size_t n_known;
+	long long found[4]; /* rows the driver found on its server (drv_recorder.found) */
+	size_t n_found;
 };
 
 static bool known_created(const struct rec_ctx *c, long long row)
@@ -52,6 +54,31 @@ static int rec_intend(void *ctx, const char *kind, const char *name, const char 
 	return state_resource_set_detail(c->l, *row, detail, err);
 }
 
+static void rec_found(void *ctx, long long row)
+{
+	struct rec_ctx *c = ctx;
+
+	c->found[c->n_found++ % 4] = row;
+}
+
+static bool was_found(const struct rec_ctx *c, long long row)
+{
+	for (size_t i = 0; i < 4 && i < c->n_found; i++)
+		if (c->found[i] == row)
+			return true;
+	return false;
+}
+
+/* What happened, not what the ledger expected: an object the ledger had
+ * as created that the server no longer had (dropped by hand) is
+ * "recreated"; one the server had is "exists". */
+static const char *step_word(const struct rec_ctx *c, long long row)
+{
+	if (was_found(c, row))
+		return "exists";
+	return known_created(c, row) ? "recreated" : "created";
+}
+
 static int rec_created(void *ctx, long long row, const char *id, struct te_err *err)
 {
 	struct rec_ctx *c = ctx;
@@ -60,8 +87,7 @@ static int rec_created(void *ctx, long long row, const char *id, struct te_err *
 		return -1;
 	for (size_t i = 0; c->progress && i < 4 && i < c->n_last; i++)
 		if (c->last[i].row == row)
-			c->progress(c->progress_ctx, c->last[i].kind, c->last[i].name,
-				    known_created(c, row) ? "exists" : "created");
+			c->progress(c->progress_ctx, c->last[i].kind, c->last[i].name, step_word(c, row));
 	return 0;
 }
 
@@ -107,8 +133,8 @@ struct drv_recorder *svc_recorder_new(struct ledger *l, const char *task, const 
 	struct svc_recorder *r = xcalloc(1, sizeof(*r));
 
 	r->c = (struct rec_ctx){.l = l, .task = task, .key = key};
-	r->rec =
-	    (struct drv_recorder){&r->c, rec_intend, rec_created, rec_get, rec_put, rec_claim, rec_consumed};
+	r->rec = (struct drv_recorder){&r->c,	rec_intend, rec_created,  rec_get,
+				       rec_put, rec_claim,  rec_consumed, rec_found};
 	return &r->rec;
 }
 
@@ -136,7 +162,8 @@ static int up_one(struct ledger *l, const struct svc_resource *r, const struct s
 	const struct drv_ops *ops = drv_find(r->driver);
 	te_autofree char *sname = drv_secret_server(r->key);
 	te_autofree char *built = NULL;
-	struct drv_recorder rec = {c, rec_intend, rec_created, rec_get, rec_put, rec_claim, rec_consumed};
+	struct drv_recorder rec = {c,	    rec_intend, rec_created,  rec_get,
+				   rec_put, rec_claim,	rec_consumed, rec_found};
 	struct drv_spec spec = {task,	 state_ledger_id(l), r->key,	   t->server, r->isolation,
 				r->tmpl, r->buckets,	     t->amqp_port, NULL,      false};
 	cJSON *v;

@@ -1,4 +1,6 @@
+#include "services/lifecycle/guard.h"
 #include "services/lifecycle/gc.h"
+#include "services/lifecycle/identity.h"
 #include "services/lifecycle/reskind.h"
 #include "services/model/task.h"
 #include "services/lifecycle/pgtpl.h"
@@ -76,6 +78,15 @@ static int gc_task(struct gc *g, const struct state_task *t, struct te_err *err)
 		return 0;
 	if (t->engine && strcmp(t->engine, engine_socket(g->e)) != 0) {
 		step(g, "task", t->name, "on another engine, left for gc there");
+		return 0;
+	}
+	/* The same socket may reach another engine now (restarted with other
+	 * storage): that one cannot tell what of the task is gone. */
+	if (svc_engine_check(g->e, g->l, t->name, err) < 0) {
+		if (err->code != TE_E_WRONG_ENGINE)
+			return -1;
+		te_err_clear(err);
+		step(g, "task", t->name, "on another engine (its identity differs), left alone");
 		return 0;
 	}
 	if (state_task_owner_live(t)) {
@@ -158,13 +169,19 @@ static int orphan_remove(struct gc *g, const struct svc_res_kind_ops *k, const c
 	rc = task_busy(g, task, &lock, err);
 	if (rc != 0)
 		return rc < 0 ? -1 : 0;
-	/* Under the lock, so no `up` of the task can be recording it now. */
+	/* Under the lock, so no `up` of the task can be recording it now. A
+	 * listed container may be a row of another container kind (a task's
+	 * own server). */
 	rc = state_resource_held(g->l, kind, name, err);
+	for (int i = 0; rc == 0 && k->container && i < SVC_RES_COUNT; i++)
+		if (svc_res_kind(i)->container && svc_res_kind(i) != k)
+			rc = state_resource_held(g->l, svc_res_kind(i)->name, name, err);
 	/* No task owns an orphan: every container still on it keeps it (the
 	 * orphan containers went first), only the shared servers leave. */
 	if (rc == 0) {
-		g->res->orphans++;
+		/* Counted when it went (or would go), never when it failed. */
 		if (g->opts->dry_run) {
+			g->res->orphans++;
 			step(g, kind, name, "orphan, would remove");
 		} else if ((svc_res_before_remove(g->e, g->l, NULL, k->kind, id, err) < 0 ||
 			    k->remove(g->e, id, -1, err) < 0) &&
@@ -174,6 +191,7 @@ static int orphan_remove(struct gc *g, const struct svc_res_kind_ops *k, const c
 			step(g, kind, name, what);
 			rc = err->code == TE_E_UNREACHABLE ? -1 : 0;
 		} else {
+			g->res->orphans++;
 			step(g, kind, name, "orphan, removed");
 		}
 	}
@@ -195,6 +213,49 @@ static int gc_orphans(struct gc *g, const struct svc_res_kind_ops *k, struct te_
 	return 0;
 }
 
+/* ---- host processes (the broker) ---- */
+
+/* A row of a process that no longer runs (crashed, killed, the host
+ * rebooted): what it left (a stale socket) goes, and so does the row. An
+ * intended row younger than a minute may be a start under way. */
+static int gc_process(struct gc *g, const struct svc_res_kind_ops *k, const struct state_resource *r,
+		      struct te_err *err)
+{
+	int lock = -1, rc;
+
+	if (k->proc_alive(r->engine_id) ||
+	    (strcmp(r->state, STATE_INTENDED) == 0 && (long long)time(NULL) - r->created < 60))
+		return 0;
+	rc = state_task_lock(g->l, r->task, false, &lock, err);
+	if (rc != 0)
+		return rc < 0 ? -1 : 0; /* busy: the next gc */
+	g->res->processes++;
+	if (g->opts->dry_run) {
+		step(g, k->name, r->name, "not running, would clear");
+	} else {
+		rc = k->proc_stop(r->name, r->engine_id, err);
+		if (rc == 0)
+			rc = state_resource_set_state(g->l, r->id, STATE_REMOVED, err);
+		step(g, k->name, r->name, rc == 0 ? "not running, cleared" : "not running, failed");
+	}
+	state_task_unlock(lock);
+	return rc;
+}
+
+static int gc_processes(struct gc *g, const struct svc_res_kind_ops *k, struct te_err *err)
+{
+	struct state_resource *rows = NULL;
+	size_t n = 0;
+	int rc = 0;
+
+	if (state_resource_list_kind(g->l, k->name, &rows, &n, err) < 0)
+		return -1;
+	for (size_t i = 0; i < n && rc == 0; i++)
+		rc = gc_process(g, k, &rows[i], err);
+	state_resources_free(rows, n);
+	return rc;
+}
+
 int svc_gc(struct engine *e, struct ledger *l, const struct svc_gc_opts *opts, struct svc_gc_result *res,
 	   struct te_err *err)
 {
@@ -202,6 +263,7 @@ int svc_gc(struct engine *e, struct ledger *l, const struct svc_gc_opts *opts, s
 	struct svc_tmpl_gc_result tr;
 
 	memset(res, 0, sizeof(*res));
+	svc_guard_ledger(e, l); /* gc acts on every task of the ledger */
 	if (gc_tasks(&g, err) < 0)
 		return -1;
 	/* Orphans: engine objects labelled with this ledger that no row holds,
@@ -209,6 +271,9 @@ int svc_gc(struct engine *e, struct ledger *l, const struct svc_gc_opts *opts, s
 	 * order): they hold the networks and volumes. */
 	for (int i = 0; i < SVC_RES_COUNT; i++)
 		if (svc_res_kind(i)->list && gc_orphans(&g, svc_res_kind(i), err) < 0)
+			return -1;
+	for (int i = 0; i < SVC_RES_COUNT; i++)
+		if (svc_res_kind_process(i) && gc_processes(&g, svc_res_kind(i), err) < 0)
 			return -1;
 	if (svc_tmpl_gc(l, opts->template_gc_age, opts->dry_run, opts->progress, opts->progress_ctx, &tr,
 			err) < 0)

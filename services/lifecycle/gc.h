@@ -39,6 +39,7 @@ struct svc_gc_result {
 	size_t live;	  /* expired tasks skipped: owner live or lock held */
 	size_t orphans;	  /* orphan objects removed (or that would be) */
 	size_t templates; /* Postgres templates and pool databases removed (or that would be) */
+	size_t processes; /* rows of host processes (brokers) that no longer run, cleared */
 	size_t remaining; /* objects whose removal failed (pending; run gc again) */
 };
 

@@ -1,7 +1,11 @@
 #include "services/lifecycle/ops.h"
+#include "services/lifecycle/allowed.h"
 #include "services/lifecycle/reskind.h"
 #include "services/lifecycle/inuse.h"
 #include "services/lifecycle/par.h"
+#include "services/lifecycle/guard.h"
+#include "services/lifecycle/files.h"
+#include "services/gate/gate.h"
 #include "services/model/compose.h"
 #include "services/model/load.h"
 #include "services/model/plan.h"
@@ -18,6 +22,7 @@
 
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
 #include <time.h>
@@ -30,6 +35,15 @@ void svc_container_refs_free(struct svc_container_ref *v, size_t n)
 		free(v[i].service);
 	}
 	free(v);
+}
+
+/* The replica number at the end of a container name, 1 if none. */
+static int replica_of(const char *s)
+{
+	char *end;
+	long v = strtol(s, &end, 10);
+
+	return *s && !*end && v > 0 && v < 100000 ? (int)v : 1;
 }
 
 static bool strv_has(char *const *v, const char *s)
@@ -143,6 +157,40 @@ static int check_owned(struct engine *e, struct ledger *l, const char *task,
 		    "container '%s' does not carry the labels of task '%s' of this ledger; left alone",
 		    c->name, task);
 	return 0;
+}
+
+/* A stopped container cannot start on a host port another process took
+ * meanwhile (the engine would answer "address already in use" half way):
+ * say which, and that `up` moves it (docs/up.md), before anything starts. */
+static int ports_free(struct engine *e, struct ledger *l, const char *task, const struct svc_container_ref *c,
+		      struct te_err *err)
+{
+	te_autojson cJSON *obj = NULL;
+	struct state_port *p = NULL;
+	size_t n = 0;
+	const char *dash = strrchr(c->name, '-');
+	int replica = dash ? replica_of(dash + 1) : 1;
+	int rc = 0;
+
+	if (c->oneoff)
+		return 0;
+	if (engine_container_inspect(e, c->id, &obj, err) < 0)
+		return te_err_prefix(err, "container '%s': ", c->name);
+	if (cJSON_IsTrue(cJSON_GetObjectItem(cJSON_GetObjectItem(obj, "State"), "Running")))
+		return 0; /* it holds its ports itself */
+	if (state_port_list(l, task, &p, &n, err) < 0)
+		return -1;
+	for (size_t i = 0; i < n && rc == 0; i++)
+		if (strcmp(p[i].service, c->service) == 0 && p[i].replica == replica &&
+		    state_port_probe_listen(p[i].host_ip, p[i].host_port, p[i].proto) < 0)
+			rc = te_err_set(
+			    err, TE_E_CONFLICT,
+			    "container '%s': host port %s:%d (%s %d/%s) is taken by another process; "
+			    "'taskenv up -t %s' gives it a new one",
+			    c->name, p[i].host_ip, p[i].host_port, c->service, p[i].container_port,
+			    p[i].proto, task);
+	state_ports_free(p, n);
+	return rc;
 }
 
 static int one_op(struct engine *e, const struct svc_container_ref *c, enum svc_lifecycle_op op,
@@ -263,6 +311,8 @@ int svc_lifecycle(struct engine *e, struct ledger *l, const char *task, char *co
 	size_t n = 0;
 	int rc = 0;
 
+	if (svc_guard_task(e, l, task, err) < 0)
+		return -1;
 	if (op == SVC_RESTART && services) {
 		wanted = with_dependants(l, task, services, err);
 		if (!wanted)
@@ -270,7 +320,9 @@ int svc_lifecycle(struct engine *e, struct ledger *l, const char *task, char *co
 	}
 	if (svc_task_containers(l, task, wanted ? wanted : services, false, &v, &n, err) < 0)
 		return -1;
-	if (op != SVC_RESTART) {
+	for (size_t k = 0; op == SVC_START && k < n && rc == 0; k++)
+		rc = ports_free(e, l, task, &v[k], err);
+	if (op != SVC_RESTART && rc == 0) {
 		struct op_batch b = {l, task, v, op, timeout_s, progress, pctx};
 
 		rc = by_levels(e, &b, n, err);
@@ -315,30 +367,47 @@ struct run {
 
 /* The task's Compose files as `up` read them: ${COMPOSE_PROJECT_NAME} the
  * task, the same --env-file (the warnings were shown at up). */
-static int load_task_project(struct run *r, struct te_err *err)
+struct svc_project *svc_task_project(struct ledger *l, const char *task, char *const *env_files,
+				     struct te_err *err)
 {
-	struct svc_load_opts o = {.env_files = r->o->env_files, .project_name = r->task};
+	struct svc_load_opts o = {.env_files = env_files, .project_name = task};
 	te_autostrv char **warnings = NULL;
 	struct state_task t;
 	te_autojson cJSON *files = NULL;
 	te_autostrv char **v = NULL;
+	struct svc_project *p;
 	const cJSON *f;
 
-	if (state_task_get(r->l, r->task, &t, err) < 0)
-		return -1;
+	if (state_task_get(l, task, &t, err) < 0)
+		return NULL;
 	files = cJSON_Parse(t.compose_files ? t.compose_files : "[]");
 	state_task_release(&t);
 	cJSON_ArrayForEach (f, files)
 		if (cJSON_IsString(f))
 			v = te_strv_push(v, xstrdup(f->valuestring));
 	if (!v)
-		return te_err_set(err, TE_E_USAGE, "task '%s' records no Compose file", r->task);
+		return te_err_set(err, TE_E_USAGE, "task '%s' records no Compose file", task), NULL;
 	o.files = v;
-	r->project = svc_load_project(&o, &warnings, err);
+	p = svc_load_project(&o, &warnings, err);
+	if (!p)
+		te_err_prefix(err, "task '%s': ", task);
+	return p;
+}
+
+static int load_task_project(struct run *r, struct te_err *err)
+{
+	r->project = svc_task_project(r->l, r->task, r->o->env_files, err);
 	if (!r->project)
-		return te_err_prefix(err, "task '%s': ", r->task);
+		return -1;
 	r->own_plan = svc_plan_build(r->project, r->task, state_ledger_id(r->l), err);
 	r->plan = r->own_plan;
+	if (r->plan) {
+		struct gate *g = svc_guard(r->e, r->l);
+
+		r->own_plan->files_dir = svc_files_dir(r->l, r->task);
+		te_strv_free(g->own_dirs);
+		g->own_dirs = te_strv_push(NULL, xstrdup(r->own_plan->files_dir));
+	}
 	return r->plan ? 0 : -1;
 }
 
@@ -396,6 +465,11 @@ static cJSON *run_body(struct run *r)
 	cJSON_DeleteItemFromObjectCaseSensitive(b, "ExposedPorts");
 	cJSON_DeleteItemFromObjectCaseSensitive(hc, "PortBindings");
 	set_str(labels, "com.docker.compose.oneoff", "True");
+	if (r->o->entrypoint) {
+		cJSON_DeleteItemFromObjectCaseSensitive(b, "Entrypoint");
+		cJSON_AddItemToObject(b, "Entrypoint", strv_json(r->o->entrypoint));
+		cJSON_DeleteItemFromObjectCaseSensitive(b, "Cmd");
+	}
 	if (r->o->cmd) {
 		cJSON_DeleteItemFromObjectCaseSensitive(b, "Cmd");
 		cJSON_AddItemToObject(b, "Cmd", strv_json(r->o->cmd));
@@ -423,13 +497,18 @@ static char *run_name(const char *task, const char *service, struct te_err *err)
 static int create_oneoff(struct run *r, struct te_err *err)
 {
 	te_autojson cJSON *body = run_body(r);
+	te_autojson cJSON *detail = cJSON_CreateObject();
+	te_autofree char *text = NULL;
 
 	r->name = run_name(r->task, r->o->service, err);
 	if (!r->name)
 		return -1;
+	cJSON_AddBoolToObject(detail, "oneoff", true);
+	cJSON_AddItemToObject(detail, "allowed", svc_allowed_of(body));
+	text = cJSON_PrintUnformatted(detail);
 	if (state_resource_intend(r->l, r->task, svc_res_kind_name(SVC_RES_CONTAINER), r->name, r->o->service,
 				  &r->row, err) < 0 ||
-	    state_resource_set_detail(r->l, r->row, "{\"oneoff\":true}", err) < 0)
+	    state_resource_set_detail(r->l, r->row, text, err) < 0)
 		return -1;
 	te_fault_point("before-create", "container", r->name);
 	if (engine_container_create(r->e, r->name, body, &r->id, err) < 0)
@@ -490,19 +569,43 @@ static int remove_oneoff(struct run *r, struct te_err *err)
 	return state_resource_set_state(r->l, r->row, STATE_REMOVED, err);
 }
 
+/* --allow of run: added to the set of the latest up, for this run. */
+static int run_grants(struct engine *e, char *const *allow, struct te_err *err)
+{
+	struct gate *g = svc_guard(e, NULL);
+
+	if (gate_exceptions_validate(allow, "--allow", err) < 0)
+		return -1;
+	for (size_t i = 0; allow[i]; i++)
+		if (!gate_granted(g, allow[i]))
+			g->granted = te_strv_push(g->granted, xstrdup(allow[i]));
+	return 0;
+}
+
 int svc_run(struct engine *e, struct ledger *l, const char *task, const struct svc_run_opts *opts,
 	    int *exit_code, char **name_out, struct te_err *err)
 {
 	struct run r = {.e = e, .l = l, .task = task, .o = opts};
+	struct gate *g = svc_guard(e, l);
+	const struct svc_plan *saved = g->plan;
 	int rc;
 
 	*name_out = NULL;
 	r.plan = opts->plan;
-	rc = r.plan ? 0 : load_task_project(&r, err);
+	/* A run of its own: the file as it is now, judged with the set the
+	 * latest up recorded (inside up, the plan and set are up's). */
+	rc = r.plan ? 0 : svc_guard_task(e, l, task, err);
+	if (rc == 0 && !r.plan && opts->allow)
+		rc = run_grants(e, opts->allow, err);
+	if (rc == 0 && !r.plan)
+		rc = load_task_project(&r, err);
 	if (rc == 0)
 		rc = find_service(&r, err);
-	if (rc == 0)
+	if (rc == 0) {
+		g->plan = r.plan;
 		rc = create_oneoff(&r, err);
+		g->plan = saved;
+	}
 	if (rc == 0)
 		rc = run_attached(&r, exit_code, err);
 	if (r.id && opts->rm) {

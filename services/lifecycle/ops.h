@@ -15,6 +15,13 @@ struct engine;
 struct ledger;
 struct svc_plan;
 
+/* The Compose project of TASK from the files the ledger records, read as
+ * `up` read them (${COMPOSE_PROJECT_NAME} the task; ENV_FILES the same
+ * --env-file, NULL: the .env). Owned (svc_project_free), or NULL. */
+struct svc_project;
+struct svc_project *svc_task_project(struct ledger *l, const char *task, char *const *env_files,
+				     struct te_err *err);
+
 /* One of the task's containers, as the ledger records it. */
 struct svc_container_ref {
 	char *name;    /* "<task>-<service>-1", or "<task>-<service>-run-<hex>" */
@@ -60,12 +67,15 @@ typedef int (*svc_output_fn)(void *ctx, int stream, const char *line, size_t n);
 
 struct svc_run_opts {
 	const char *service;
-	char *const *cmd;	/* overrides the service's command; NULL keeps it */
-	char *const *env;	/* extra "K=V" entries, or NULL */
-	const char *user;	/* or NULL */
-	const char *workdir;	/* or NULL */
-	char *const *env_files; /* --env-file for reading the Compose files, or NULL: the .env */
-	bool rm;		/* remove the container (and mark the row removed) afterwards */
+	char *const *cmd;	 /* overrides the service's command; NULL keeps it */
+	char *const *entrypoint; /* overrides the service's entrypoint (and, as
+				    Compose does, drops its command unless CMD is
+				    given); NULL keeps it */
+	char *const *env;	 /* extra "K=V" entries, or NULL */
+	const char *user;	 /* or NULL */
+	const char *workdir;	 /* or NULL */
+	char *const *env_files;	 /* --env-file for reading the Compose files, or NULL: the .env */
+	bool rm;		 /* remove the container (and mark the row removed) afterwards */
 	/* Set (by a signal handler) to stop the container early: it is stopped
 	 * (SVC_RUN_STOP_TIMEOUT_S grace), then removed with RM as usual. */
 	const volatile sig_atomic_t *cancel;
@@ -75,6 +85,9 @@ struct svc_run_opts {
 	 * the plan it is applying. NULL: loaded from the Compose files the
 	 * ledger records for the task. */
 	const struct svc_plan *plan;
+	/* Exceptions the trusted side grants this run besides those the
+	 * task's latest up recorded (--allow), or NULL. Borrowed. */
+	char *const *allow;
 };
 
 /* One-off container of SERVICE in TASK, as `docker compose run`: the

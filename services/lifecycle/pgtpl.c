@@ -311,6 +311,87 @@ int svc_tmpl_built(struct ledger *l, const char *tmpl, bool *built, struct te_er
 	return row < 0 ? -1 : 0;
 }
 
+static bool granted(char *const *allow, const char *tmpl)
+{
+	te_autofree char *want = xasprintf("template:%s", tmpl);
+
+	for (size_t i = 0; allow && allow[i]; i++)
+		if (strcmp(allow[i], want) == 0)
+			return true;
+	return false;
+}
+
+/* Cloning a system database copies what every task's server holds (roles'
+ * objects, extensions' state); another task's copies its data. */
+static int refuse_template(struct ledger *l, const struct svc_resource *r, char *const *allow,
+			   struct te_err *err)
+{
+	static const char *const system[] = {"postgres", "template0", "template1"};
+	static const char *const held[] = {"postgres-database", "postgres-pool"};
+	const struct svc_loc *at = &r->loc;
+	bool built = false;
+	int rc;
+
+	for (size_t i = 0; i < sizeof(system) / sizeof(system[0]); i++)
+		if (strcmp(r->tmpl, system[i]) == 0)
+			return te_err_set(err, TE_E_POLICY,
+					  "%s:%d:%d: resource '%s': template: '%s' is a system database: "
+					  "refused (no exception opens it)",
+					  at->file, at->line, at->col, r->key, r->tmpl);
+	for (size_t i = 0; i < sizeof(held) / sizeof(held[0]); i++) {
+		rc = state_resource_held(l, held[i], r->tmpl, err);
+		if (rc < 0)
+			return -1;
+		if (rc > 0)
+			return te_err_set(err, TE_E_POLICY,
+					  "%s:%d:%d: resource '%s': template: '%s' is a task's database in "
+					  "this ledger: refused (no exception opens it)",
+					  at->file, at->line, at->col, r->key, r->tmpl);
+	}
+	if (svc_tmpl_built(l, r->tmpl, &built, err) < 0)
+		return -1;
+	if (built || granted(allow, r->tmpl))
+		return 0;
+	return te_err_set(
+	    err, TE_E_POLICY,
+	    "%s:%d:%d: resource '%s': template: '%s' is not granted (needs --allow template:%s, "
+	    "or allow: [template:%s] in the user config file)",
+	    at->file, at->line, at->col, r->key, r->tmpl, r->tmpl, r->tmpl);
+}
+
+/* Drivers talk to a server: over http(s) (RabbitMQ's API, S3) or libpq
+ * (postgresql://): no file://, no keyword=value conninfo. The drivers
+ * check again at each connection (CURLOPT_PROTOCOLS_STR, drv_pg_url_ok). */
+static int check_scheme(const struct svc_resource *r, struct te_err *err)
+{
+	bool pg = strcmp(r->driver, "postgres") == 0;
+	const char *u = r->server;
+
+	if (!u || (pg && drv_pg_url_ok(u)) ||
+	    (!pg && (strncmp(u, "http://", 7) == 0 || strncmp(u, "https://", 8) == 0)))
+		return 0;
+	return te_err_set(err, TE_E_USAGE, "%s:%d:%d: resource '%s': server: must be %s", r->loc.file,
+			  r->loc.line, r->loc.col, r->key,
+			  pg ? "a postgresql:// URL whose parameters pick only the server and the login (no "
+			       "passfile, sslkey, service, ...)"
+			     : "an http:// or https:// URL");
+}
+
+int svc_resources_admit(struct ledger *l, const struct svc_project *project, char *const *allow,
+			struct te_err *err)
+{
+	for (size_t i = 0; i < project->n_resources; i++) {
+		const struct svc_resource *r = &project->resources[i];
+
+		if (check_scheme(r, err) < 0)
+			return -1;
+		if (r->tmpl && !r->build && strcmp(r->driver, "postgres") == 0 &&
+		    refuse_template(l, r, allow, err) < 0)
+			return -1;
+	}
+	return 0;
+}
+
 /* The variables the service's x-taskenv.env names, from VALUES with the
  * resource's own values replaced by the template's. Owned "K=V" list. */
 static char **migrate_env(struct build *b, const cJSON *values, const char *password, struct te_err *err)

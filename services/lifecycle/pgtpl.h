@@ -49,6 +49,7 @@ struct te_err;
 struct cJSON;
 struct engine;
 struct ledger;
+struct svc_project;
 struct svc_plan;
 struct svc_resource;
 struct svc_tmpl_build;
@@ -69,6 +70,18 @@ int svc_tmpl_hash(const char *project_dir, char *const *inputs, char *const *ent
  * SVC_PG_OWNER)? What the policy gate may accept as a template not named
  * from the trusted side. */
 int svc_tmpl_built(struct ledger *l, const char *tmpl, bool *built, struct te_err *err);
+
+/* Before `up` creates anything: every server: URL of PROJECT (borrowed)
+ * has its driver's scheme (TE_E_USAGE), and every Postgres `template:
+ * NAME` may be cloned: never a system database (postgres, template0, template1) nor a
+ * database any task of ledger L holds (a postgres-database or pool row),
+ * even when granted; else a template taskenv built (svc_tmpl_built) or
+ * one the trusted side granted: "template:NAME" in ALLOW (--allow or the
+ * user config's allow:, NULL-terminated or NULL; a Compose file's
+ * x-taskenv.allow never counts). TE_E_POLICY "FILE:LINE:COL: resource
+ * 'KEY': template: ..." naming the --allow that would grant it. */
+int svc_resources_admit(struct ledger *l, const struct svc_project *project, char *const *allow,
+			struct te_err *err);
 
 /* What svc_tmpl_prepare needs from the `up` that calls it. */
 struct svc_tmpl_ctx {

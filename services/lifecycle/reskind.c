@@ -1,5 +1,6 @@
 /* The kind table (reskind.h). */
 #include "services/lifecycle/reskind.h"
+#include "services/lifecycle/broker.h"
 #include "services/lifecycle/inuse.h"
 #include "services/lifecycle/shared.h"
 #include "engine/build.h"
@@ -70,6 +71,7 @@ static const struct svc_res_kind_ops kinds[] = {
     [SVC_RES_CONTAINER] = {.kind = SVC_RES_CONTAINER,
 			   .name = "container",
 			   .down_order = 0,
+			   .container = true,
 			   .inspect = engine_container_inspect,
 			   .list = engine_container_list,
 			   .entry_name = container_entry_name,
@@ -77,7 +79,7 @@ static const struct svc_res_kind_ops kinds[] = {
 			   .remove = svc_container_remove},
     [SVC_RES_NETWORK] = {.kind = SVC_RES_NETWORK,
 			 .name = "network",
-			 .down_order = 2,
+			 .down_order = 3,
 			 .inspect = engine_network_inspect,
 			 .list = engine_network_list,
 			 .entry_name = entry_name,
@@ -87,7 +89,7 @@ static const struct svc_res_kind_ops kinds[] = {
 			 .after_remove = state_subnet_release_network},
     [SVC_RES_VOLUME] = {.kind = SVC_RES_VOLUME,
 			.name = "volume",
-			.down_order = 4,
+			.down_order = 5,
 			.by_name = true,
 			.inspect = engine_volume_inspect,
 			.list = engine_volume_list,
@@ -97,7 +99,7 @@ static const struct svc_res_kind_ops kinds[] = {
 			.before_remove = volume_before_remove},
     [SVC_RES_IMAGE] = {.kind = SVC_RES_IMAGE,
 		       .name = "image",
-		       .down_order = 3,
+		       .down_order = 4,
 		       .by_name = true,
 		       .inspect = engine_image_inspect,
 		       .remove = image_remove},
@@ -131,11 +133,26 @@ static const struct svc_res_kind_ops kinds[] = {
 				.name = "rabbitmq-vhost",
 				.driver = "rabbitmq",
 				.down_order = 1},
+    /* A task's own s3rver container (svc_shared_start_task): a container
+     * the engine lists as any other, so it has no list() of its own. */
+    [SVC_RES_S3_SERVER] = {.kind = SVC_RES_S3_SERVER,
+			   .name = "s3-server",
+			   .down_order = 2,
+			   .container = true,
+			   .inspect = engine_container_inspect,
+			   .entry_name = container_entry_name,
+			   .entry_ref = "Id",
+			   .remove = svc_container_remove},
     [SVC_RES_S3_BUCKET] = {.kind = SVC_RES_S3_BUCKET,
 			   .name = "s3-bucket",
 			   .driver = "s3",
 			   .cred = SVC_CRED_SHARED,
 			   .down_order = 1},
+    [SVC_RES_BROKER] = {.kind = SVC_RES_BROKER,
+			.name = "broker",
+			.down_order = 0,
+			.proc_alive = svc_broker_proc_alive,
+			.proc_stop = svc_broker_proc_stop},
 };
 
 _Static_assert(sizeof(kinds) / sizeof(kinds[0]) == SVC_RES_COUNT, "one row per enum svc_res_kind");
@@ -167,9 +184,21 @@ const char *svc_res_kind_name(enum svc_res_kind k)
 	return svc_res_kind(k)->name;
 }
 
+bool svc_res_kind_container(const char *name)
+{
+	const struct svc_res_kind_ops *k = svc_res_kind_find(name);
+
+	return k && k->container;
+}
+
 bool svc_res_kind_engine(enum svc_res_kind k)
 {
-	return svc_res_kind(k)->driver == NULL;
+	return svc_res_kind(k)->driver == NULL && !svc_res_kind(k)->proc_stop;
+}
+
+bool svc_res_kind_process(enum svc_res_kind k)
+{
+	return svc_res_kind(k)->proc_stop != NULL;
 }
 
 int svc_res_before_remove(struct engine *e, struct ledger *l, const char *task, enum svc_res_kind k,

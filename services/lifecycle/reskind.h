@@ -30,6 +30,8 @@ enum svc_res_kind {
 	SVC_RES_RABBITMQ_USER,
 	SVC_RES_RABBITMQ_VHOST,
 	SVC_RES_S3_BUCKET,
+	SVC_RES_S3_SERVER, /* a task's own s3rver container (shared.h, per task) */
+	SVC_RES_BROKER,	   /* the task's Engine API broker: a host process (broker.h) */
 	SVC_RES_COUNT,
 	SVC_RES_UNKNOWN = -1, /* a kind this build does not know (svc_res_kind_of) */
 };
@@ -47,10 +49,22 @@ struct svc_res_kind_ops {
 	const char *driver; /* the driver that owns it (drv_find), NULL for an engine object */
 	enum svc_res_cred cred;
 	/* `down` removes kinds in rising order: containers (0) before the
-	 * driver objects they use (1), then networks (2), images (3), volumes (4). */
+	 * driver objects they use (1), then the task's own server containers
+	 * those lived on (2), networks (3), images (4), volumes (5). */
 	int down_order;
+	/* An engine container (the service containers, a task's own server):
+	 * what the engine lists as containers may be a row of this kind. */
+	bool container;
 
-	/* ---- engine objects only (NULL / false for driver kinds) ---- */
+	/* ---- host processes taskenv started for the task (the broker) ----
+	 * The row's name is what it serves at (a socket), its engine id
+	 * "PID:START". `down` stops them before anything else (an agent must
+	 * not act through one while the task goes); `gc` clears the rows of
+	 * dead ones. */
+	bool (*proc_alive)(const char *engine_id);
+	int (*proc_stop)(const char *name, const char *engine_id, struct te_err *err);
+
+	/* ---- engine objects only (NULL / false for driver and process kinds) ---- */
 	/* Found and removed by the ledger's name, not the engine id: a volume's
 	 * name is its id; an image's tag moves with a rebuild and the tag is
 	 * what the ledger owns. */
@@ -98,8 +112,12 @@ int svc_res_each_labelled(struct engine *e, const char *label, const char *prefi
 enum svc_res_kind svc_res_kind_of(const char *name);
 /* The ledger name of K (static). */
 const char *svc_res_kind_name(enum svc_res_kind k);
-/* Is K an engine object (not a driver's)? */
+/* Is K an engine object (not a driver's, not a host process)? */
 bool svc_res_kind_engine(enum svc_res_kind k);
+/* Rows of kind NAME are engine containers (svc_res_kind_ops.container). */
+bool svc_res_kind_container(const char *name);
+/* Is K a host process (proc_stop set)? */
+bool svc_res_kind_process(enum svc_res_kind k);
 
 /* Make engine object REF of TASK (kind K; REF as k->remove takes it: a
  * network's id, a volume's name) ready to be removed, or refuse:

@@ -1,3 +1,4 @@
+#include "services/lifecycle/guard.h"
 #include "services/lifecycle/retain.h"
 #include "services/lifecycle/reskind.h"
 #include "engine/engine.h"
@@ -57,6 +58,7 @@ int svc_retain(struct engine *e, struct ledger *l, const char *task, const struc
 {
 	int lock = -1, rc;
 
+	svc_guard(e, l);
 	if (state_task_lock(l, task, true, &lock, err) < 0)
 		return -1;
 	rc = svc_retain_locked(e, l, task, opts, err);

@@ -4,6 +4,9 @@
 #include "engine/engine.h"
 #include "state/ledger.h"
 #include "state/secrets.h"
+#include "services/lifecycle/reskind.h"
+#include "services/lifecycle/allowed.h"
+#include "services/model/plan.h"
 #include "common/err.h"
 #include "common/mem.h"
 
@@ -15,6 +18,7 @@
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
 #include <sys/socket.h>
@@ -274,8 +278,8 @@ static char *admin_password(struct ledger *l, const struct drv_ops *d, struct te
 	return pw;
 }
 
-static int fill(const struct drv_ops *d, const cJSON *obj, const char *pw, struct svc_shared *out,
-		struct te_err *err)
+static int fill(const struct drv_ops *d, const cJSON *obj, const char *user, const char *pw,
+		struct svc_shared *out, struct te_err *err)
 {
 	const char *admin = host_port(obj, d->shared->admin_port);
 	const char *client = host_port(obj, d->shared->ports[0]);
@@ -284,8 +288,8 @@ static int fill(const struct drv_ops *d, const cJSON *obj, const char *pw, struc
 		return te_err_set(err, TE_E_ENGINE, "shared %s container: a port of it is not published",
 				  d->name);
 	out->container = xstrdup(cJSON_GetStringValue(cJSON_GetObjectItem(obj, "Id")));
-	out->admin_url = xasprintf("%s://%s:%s@127.0.0.1:%s%s", d->shared->scheme, d->shared->user, pw, admin,
-				   d->shared->path);
+	out->admin_url =
+	    xasprintf("%s://%s:%s@127.0.0.1:%s%s", d->shared->scheme, user, pw, admin, d->shared->path);
 	out->port = d->shared->ports[0];
 	out->client_port = xstrdup(client);
 	out->amqp_port = d->shared->amqp ? out->client_port : NULL;
@@ -333,7 +337,7 @@ int svc_shared_start(struct engine *e, struct ledger *l, const char *driver, con
 	}
 	rc = ensure_container(e, l, d, image ? image : d->shared->image, pw, &obj, &out->was_running, err);
 	close(fd);
-	if (rc < 0 || same_image(d, obj, image, err) < 0 || fill(d, obj, pw, out, err) < 0)
+	if (rc < 0 || same_image(d, obj, image, err) < 0 || fill(d, obj, d->shared->user, pw, out, err) < 0)
 		return -1;
 	out->driver = d->name;
 	return 0;
@@ -380,11 +384,143 @@ int svc_shared_detach(struct engine *e, struct ledger *l, const char *network, s
 	for (size_t i = 0; i < DRV_COUNT; i++) {
 		te_autofree char *name = NULL;
 
-		if (!drv_at(i)->shared)
+		if (!drv_at(i)->shared || drv_at(i)->shared->per_task)
 			continue;
 		name = container_name(l, drv_at(i));
 		if (detach_one(e, name, network, err) < 0)
 			return -1;
 	}
+	return 0;
+}
+
+/* ---- one server container per task (drv_shared.per_task) ---- */
+
+char *svc_shared_task_name(const char *task, const char *driver)
+{
+	return xasprintf("%s-taskenv-%s", task, driver);
+}
+
+/* The task's random value of secret NAME (made once, kept in its secrets). */
+static char *task_secret(struct ledger *l, const char *task, const char *name, struct te_err *err)
+{
+	te_autofree char *fresh = drv_random_password(err);
+	char *v = NULL;
+
+	if (!fresh || state_secret_get_or_put(l, task, name, fresh, &v, err) < 0)
+		return NULL;
+	return v;
+}
+
+static cJSON *task_body(const struct svc_shared_task *t, const struct drv_ops *d, const char *image,
+			const char *user, const char *pw, int port)
+{
+	cJSON *b = cJSON_CreateObject();
+	cJSON *env = cJSON_AddArrayToObject(b, "Env");
+	cJSON *lab = cJSON_AddObjectToObject(b, "Labels");
+	cJSON *hc = cJSON_AddObjectToObject(b, "HostConfig");
+	cJSON *sys = cJSON_AddObjectToObject(hc, "Sysctls");
+	cJSON *eps =
+	    cJSON_AddObjectToObject(cJSON_AddObjectToObject(b, "NetworkingConfig"), "EndpointsConfig");
+	cJSON *al = cJSON_AddArrayToObject(cJSON_AddObjectToObject(eps, t->network), "Aliases");
+	char host[MAX_PORTS][16] = {{0}};
+
+	cJSON_AddStringToObject(b, "Image", image);
+	add_env(env, d->shared->user_env, user);
+	add_env(env, d->shared->password_env, pw);
+	cJSON_AddStringToObject(lab, "io.taskenv.task", t->task);
+	cJSON_AddStringToObject(lab, "io.taskenv.ledger", state_ledger_id(t->l));
+	cJSON_AddStringToObject(lab, "io.taskenv.version", TASKENV_VERSION);
+	cJSON_AddStringToObject(lab, "io.taskenv.server", d->name);
+	snprintf(host[0], sizeof(host[0]), "%d", port);
+	add_ports(b, hc, d, host);
+	cJSON_AddStringToObject(hc, "NetworkMode", t->network);
+	cJSON_AddStringToObject(sys, "net.ipv4.ip_forward", "0");
+	cJSON_AddStringToObject(sys, "net.ipv6.conf.all.forwarding", "0");
+	for (size_t i = 0; t->aliases && t->aliases[i]; i++)
+		cJSON_AddItemToArray(al, cJSON_CreateString(t->aliases[i]));
+	return b;
+}
+
+/* Record, then create: the ledger protocol of every engine object. */
+static int task_create(const struct svc_shared_task *t, const struct drv_ops *d, const char *name,
+		       const char *image, const char *user, const char *pw, cJSON **obj, struct te_err *err)
+{
+	te_autofree char *kind = xasprintf("%s-server", d->name);
+	te_autojson cJSON *body = NULL;
+	te_autofree char *id = NULL;
+	/* Held in the ledger's port table like a service's, under a name no
+	 * Compose service can have (they start with a letter or digit). */
+	te_autofree char *owner = xasprintf("_%s-server", d->name);
+	long long row;
+	int port = 0;
+
+	/* Its row's kind is one of the kind table's (reskind.c). */
+	if (!svc_res_kind_container(kind))
+		TE_BUG("a per-task server container needs the kind '<driver>-server'");
+	if (state_resource_intend(t->l, t->task, kind, name, d->name, &row, err) < 0 ||
+	    state_port_reserve(t->l, t->task, owner, (int)strtol(d->shared->ports[0], NULL, 10), "tcp",
+			       "127.0.0.1", 0, t->port_lo, t->port_hi, state_port_probe_bind, NULL, &port,
+			       err) < 0)
+		return -1;
+	body = task_body(t, d, image, user, pw, port);
+	if (engine_container_create(t->e, name, body, &id, err) < 0)
+		return te_err_prefix(err, "%s server container '%s' (image %s): ", d->name, name, image);
+	if (state_resource_created(t->l, row, id, err) < 0)
+		return -1;
+	{
+		te_autojson cJSON *detail = cJSON_CreateObject();
+		te_autofree char *text = NULL;
+
+		cJSON_AddItemToObject(detail, "allowed", svc_allowed_of(body));
+		text = cJSON_PrintUnformatted(detail);
+		if (state_resource_set_detail(t->l, row, text, err) < 0)
+			return -1;
+	}
+	return engine_container_inspect(t->e, id, obj, err);
+}
+
+int svc_shared_start_task(const struct svc_shared_task *t, const char *driver, const char *image,
+			  struct svc_shared *out, struct te_err *err)
+{
+	int slot = svc_shared_slot(driver);
+	const struct drv_ops *d = slot >= 0 ? drv_at((size_t)slot) : NULL;
+	te_autofree char *name = NULL;
+	te_autofree char *user = NULL;
+	te_autofree char *pw = NULL;
+	te_autojson cJSON *obj = NULL;
+	const char *id;
+
+	if (!d || !d->shared->per_task)
+		return te_err_set(err, TE_E_USAGE, "driver '%s' has no per-task server container", driver);
+	name = svc_shared_task_name(t->task, d->name);
+	user = task_secret(t->l, t->task, d->shared->user_secret, err);
+	pw = user ? task_secret(t->l, t->task, d->shared->secret, err) : NULL;
+	if (!pw)
+		return -1;
+	if (engine_container_inspect(t->e, name, &obj, err) == 0) {
+		if (!svc_labels_match(obj, t->task, state_ledger_id(t->l)))
+			return te_err_set(err, TE_E_CONFLICT,
+					  "container '%s' already exists and does not belong to task '%s' of "
+					  "this ledger; taskenv leaves it alone",
+					  name, t->task);
+		out->was_running =
+		    cJSON_IsTrue(cJSON_GetObjectItem(cJSON_GetObjectItem(obj, "State"), "Running"));
+	} else if (err->code != TE_E_NOTFOUND ||
+		   task_create(t, d, name, image ? image : d->shared->image, user, pw, &obj, err) < 0) {
+		return -1;
+	}
+	id = cJSON_GetStringValue(cJSON_GetObjectItem(obj, "Id"));
+	if (!out->was_running) {
+		cJSON *fresh = NULL;
+
+		if (engine_container_start(t->e, id, err) < 0 ||
+		    engine_container_inspect(t->e, id, &fresh, err) < 0)
+			return -1;
+		cJSON_Delete(obj);
+		obj = fresh;
+	}
+	if (fill(d, obj, user, pw, out, err) < 0)
+		return -1;
+	out->driver = d->name;
 	return 0;
 }

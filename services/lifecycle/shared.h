@@ -93,4 +93,34 @@ int svc_shared_attach(struct engine *e, const char *container, const char *netwo
  * id) from it (POST /networks/{id}/disconnect, Force). */
 int svc_shared_detach(struct engine *e, struct ledger *l, const char *network, struct te_err *err);
 
+/* ---- one server container per task (drv_ops.shared->per_task: s3) ----
+ *
+ * "<task>-taskenv-<driver>" on the task's networks only (NETWORK at
+ * create, with ALIASES; the caller attaches it to the others), labelled
+ * with the task (io.taskenv.task, .ledger) and io.taskenv.server=<driver>,
+ * recorded in the ledger as kind "s3-server" (reskind.h: removed by the
+ * task's `down` after the driver objects on it, before its networks), its
+ * port reserved in the ledger's port table ("_<driver>-server") and
+ * published on 127.0.0.1, a random user and password of the task in its
+ * secrets (drv_shared.user_secret / .secret), handed to the image by
+ * drv_shared.user_env / .password_env. */
+struct svc_shared_task {
+	struct engine *e;     /* borrowed */
+	struct ledger *l;     /* borrowed */
+	const char *task;     /* borrowed */
+	const char *network;  /* the task network it is created on, borrowed */
+	char *const *aliases; /* its aliases there, NULL-terminated, borrowed */
+	int port_lo, port_hi; /* the host port range */
+};
+
+/* The container name of TASK's DRIVER server. Owned. */
+char *svc_shared_task_name(const char *task, const char *driver);
+
+/* Find or create, then start, T's server container of DRIVER (IMAGE, NULL:
+ * the driver's default); fill *OUT (admin_url with the task's user and
+ * password). TE_E_CONFLICT when a container of that name is not the
+ * task's. The server may still be booting: svc_shared_ready. */
+int svc_shared_start_task(const struct svc_shared_task *t, const char *driver, const char *image,
+			  struct svc_shared *out, struct te_err *err);
+
 #endif

@@ -1,4 +1,5 @@
 #include "services/lifecycle/status.h"
+#include "services/lifecycle/broker.h"
 #include "services/lifecycle/reskind.h"
 #include "services/lifecycle/drvrun.h"
 #include "engine/engine.h"
@@ -175,6 +176,11 @@ static int live_state(struct engine *e, const struct state_resource *r, cJSON *o
 	te_autojson cJSON *obj = NULL;
 	enum svc_res_kind k = svc_res_kind_of(r->kind);
 
+	if (k != SVC_RES_UNKNOWN && svc_res_kind_process(k)) {
+		cJSON_AddStringToObject(o, "live",
+					svc_res_kind(k)->proc_alive(r->engine_id) ? "running" : "absent");
+		return 0;
+	}
 	if (k == SVC_RES_UNKNOWN || !svc_res_kind_engine(k)) {
 		/* A driver's object lives on its server; a kind this build does
 		 * not know (a newer taskenv's row) is not looked for. */
@@ -281,7 +287,7 @@ char **svc_task_env(struct ledger *l, const char *task, struct te_err *err)
 		v = te_strv_push(v, xasprintf("%s=%d", k, ports[i].host_port));
 	}
 	state_ports_free(ports, n);
-	if (svc_drivers_env(l, task, &v, err) < 0) {
+	if (svc_broker_env(l, task, &v, err) < 0 || svc_drivers_env(l, task, &v, err) < 0) {
 		te_strv_free(v);
 		return NULL;
 	}

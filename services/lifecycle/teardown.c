@@ -1,4 +1,6 @@
+#include "services/lifecycle/guard.h"
 #include "services/lifecycle/teardown.h"
+#include "services/lifecycle/lock.h"
 #include "services/lifecycle/reskind.h"
 #include "services/model/plan.h"
 #include "services/lifecycle/drvrun.h"
@@ -213,7 +215,7 @@ static int down_engine_rows(struct down *d, int order, const struct state_resour
 		const struct svc_res_kind_ops *k = svc_res_kind_find(rows[i].kind);
 
 		level[i] = -1;
-		if (!k || k->down_order != order || k->driver)
+		if (!k || k->down_order != order || !svc_res_kind_engine(k->kind))
 			continue;
 		level[i] = svc_row_level(&rows[i]);
 		if (level[i] > top)
@@ -229,6 +231,47 @@ static int down_engine_rows(struct down *d, int order, const struct state_resour
 			return -1;
 	}
 	return 0;
+}
+
+/* A host process of the task (the broker): stopped, its row removed; a
+ * failure leaves the row pending for the next down. */
+static int down_process_row(struct down *d, const struct svc_res_kind_ops *k, const struct state_resource *r,
+			    struct te_err *err)
+{
+	char what[sizeof(err->msg) + 16];
+	bool alive = k->proc_alive(r->engine_id);
+
+	if (k->proc_stop(r->name, r->engine_id, err) < 0) {
+		d->res->remaining++;
+		snprintf(what, sizeof(what), "failed: %s", err->msg);
+		step(d, r, what);
+		return state_resource_set_state(d->l, r->id, STATE_PENDING, err);
+	}
+	if (alive)
+		d->res->removed++;
+	else
+		d->res->gone++;
+	step(d, r, alive ? "stopped" : "already gone");
+	return state_resource_set_state(d->l, r->id, STATE_REMOVED, err);
+}
+
+/* The task's host processes, before any container goes. */
+static int down_processes(struct down *d, struct te_err *err)
+{
+	struct state_resource *rows = NULL;
+	size_t n = 0;
+	int rc = 0;
+
+	if (state_resource_list(d->l, d->task, false, &rows, &n, err) < 0)
+		return -1;
+	for (size_t i = n; i-- > 0 && rc == 0;) {
+		const struct svc_res_kind_ops *k = svc_res_kind_find(rows[i].kind);
+
+		if (k && k->proc_stop)
+			rc = down_process_row(d, k, &rows[i], err);
+	}
+	state_resources_free(rows, n);
+	return rc;
 }
 
 /* Every row of TASK whose kind is removed at ORDER (svc_res_kind_ops.down_order),
@@ -399,6 +442,8 @@ int svc_down_locked(struct engine *e, struct ledger *l, const char *task, const 
 	for (int i = 0; i < SVC_RES_COUNT; i++)
 		if (svc_res_kind(i)->down_order > last)
 			last = svc_res_kind(i)->down_order;
+	if (down_processes(&d, err) < 0)
+		return -1;
 	for (int order = 0; order <= last; order++)
 		if (down_order(&d, order, err) < 0)
 			return -1;
@@ -414,7 +459,8 @@ int svc_down(struct engine *e, struct ledger *l, const char *task, const struct 
 	int lock = -1, rc;
 
 	memset(res, 0, sizeof(*res));
-	if (state_task_lock(l, task, true, &lock, err) < 0)
+	svc_guard(e, l);
+	if (svc_task_lock(l, task, opts->progress, opts->progress_ctx, &lock, err) < 0)
 		return -1;
 	rc = svc_down_locked(e, l, task, opts, res, err);
 	state_task_unlock(lock);

@@ -157,6 +157,10 @@ struct svc_service {
 	enum { SVC_SERVICE_MERGE, SVC_SERVICE_REPLACE, SVC_SERVICE_DROP } replace;
 	struct svc_kv *inject; /* x-taskenv.env: VAR -> "<resource key>.<field>" */
 	size_t n_inject;
+	/* Every env_file read for the service: KEY the path as the loader
+	 * opened it, VALUE NULL (the gate judges the host paths taskenv reads). */
+	struct svc_kv *env_paths;
+	size_t n_env_paths;
 	struct svc_loc loc;
 };
 

@@ -2,6 +2,8 @@
  * to POST /build; merged key by key as a mapping. */
 #define TE_WITH_CJSON
 #include "services/model/kinds.h"
+#include "services/model/load_ctx.h"
+#include "services/model/boundary.h"
 #include "common/cleanup.h"
 #include "common/mem.h"
 
@@ -79,8 +81,19 @@ static int build_field(struct svc_yaml *y, struct svc_build *b, const struct svc
 		return free(b->target), svc_yaml_string(y, pr->val, path, &b->target);
 	if (strcmp(k, "labels") == 0)
 		return svc_yaml_kv(y, SVC_KV_LABEL, pr->val, path, &b->labels, &b->n_labels);
-	if (strcmp(k, "network") == 0)
-		return free(b->network), svc_yaml_string(y, pr->val, path, &b->network);
+	if (strcmp(k, "network") == 0) {
+		free(b->network);
+		if (svc_yaml_string(y, pr->val, path, &b->network) < 0)
+			return -1;
+		/* A build step on the host's network (or another task's) reaches
+		 * what the task's containers cannot: the default, or none. */
+		if (strcmp(b->network, "default") != 0 && strcmp(b->network, "none") != 0)
+			return svc_yaml_refuse(y, pr->val,
+					       "%s: '%s' refused: a build runs on the engine's default build "
+					       "network or none",
+					       path, b->network);
+		return 0;
+	}
 	if (strcmp(k, "shm_size") == 0)
 		return svc_yaml_bytes(y, pr->val, path, &b->shm_size);
 	if (strcmp(k, "extra_hosts") == 0)
@@ -93,6 +106,37 @@ static int build_field(struct svc_yaml *y, struct svc_build *b, const struct svc
 		return -1;
 	b->pull = v;
 	return 0;
+}
+
+/* PATH under DIR resolves (every symlink followed) inside the project, or
+ * does not exist yet (up checks again when it builds). */
+static int inside_one(struct svc_yaml *y, yaml_node_t *n, const char *dir, const char *p, const char *path,
+		      const char *what)
+{
+	te_autofree char *joined = p[0] == '/' ? xstrdup(p) : xasprintf("%s/%s", dir, p);
+	te_autofree char *real = realpath(joined, NULL);
+	te_autofree char *root = y->ctx ? svc_project_boundary(y->ctx->boundary) : NULL;
+
+	if (!real || !root || svc_path_within(real, root))
+		return 0;
+	return svc_yaml_refuse(y, n, "%s: %s '%s' resolves to '%s', outside the project '%s': refused", path,
+			       what, p, real, root);
+}
+
+/* taskenv reads the context and a Dockerfile outside it and sends them to
+ * the engine: both inside the project. */
+static int build_inside(struct svc_yaml *y, const struct svc_build *b, yaml_node_t *n, const char *path)
+{
+	/* No context yet: the project directory, set when the files are
+	 * merged (svc_project_finalize); up checks the build then. */
+	if (!b->context)
+		return 0;
+	if (inside_one(y, n, "/", b->context, path, "context") < 0)
+		return -1;
+	return b->dockerfile_inline
+		   ? 0
+		   : inside_one(y, n, b->context, b->dockerfile ? b->dockerfile : "Dockerfile", path,
+				"dockerfile");
 }
 
 /* A context left out stays NULL until svc_project_finalize defaults it to
@@ -108,7 +152,7 @@ static int build_load(struct svc_yaml *y, struct svc_service *s, const struct sv
 	b->pull = SVC_UNSET;
 	b->loc = svc_yaml_loc(y, n);
 	if (n->type != YAML_MAPPING_NODE)
-		return build_context(y, b, n, path);
+		return build_context(y, b, n, path) < 0 ? -1 : build_inside(y, b, n, path);
 	if (svc_yaml_map(y, n, path, &pp) < 0 || svc_yaml_check(y, &pp, path, build_keys, true) < 0)
 		return -1;
 	for (size_t i = 0; i < pp.n; i++) {
@@ -120,7 +164,7 @@ static int build_load(struct svc_yaml *y, struct svc_service *s, const struct sv
 	if (b->dockerfile && b->dockerfile_inline)
 		return svc_yaml_err(y, n, "%s: dockerfile and dockerfile_inline are mutually exclusive",
 				    path);
-	return 0;
+	return build_inside(y, b, n, path);
 }
 
 static void build_release(struct svc_service *s, const struct svc_key_desc *k)

@@ -204,6 +204,8 @@ static int env_file_one(struct svc_yaml *y, struct svc_service *s, const yaml_no
 	struct svc_kv_set set;
 	struct stat st;
 
+	s->env_paths = xrealloc(s->env_paths, (s->n_env_paths + 1) * sizeof(*s->env_paths));
+	s->env_paths[s->n_env_paths++] = (struct svc_kv){xstrdup(path), NULL, svc_yaml_loc(y, at)};
 	if (access(path, R_OK) != 0) {
 		if (!required)
 			return 0;

@@ -620,6 +620,7 @@ void svc_service_merge(struct svc_service *d, struct svc_service *s)
 			d->key_loc[k->id] = s->key_loc[k->id];
 	}
 	svc_merge_kv(&d->inject, &d->n_inject, &s->inject, &s->n_inject);
+	svc_merge_kv(&d->env_paths, &d->n_env_paths, &s->env_paths, &s->n_env_paths);
 }
 
 cJSON *svc_service_json(const struct svc_plan_container *c)

@@ -1,4 +1,5 @@
 #include "services/model/merge.h"
+#include "services/model/resources.h"
 #include "services/model/compose.h"
 #include "services/model/index.h"
 #include "services/model/kinds.h"
@@ -430,7 +431,8 @@ static int finalize_services(struct svc_project *p, const struct names *nm, stru
 		/* Left unset by the loader so a later file's build: cannot reset it. */
 		if (s->build.set && !s->build.context)
 			s->build.context = xstrdup(p->dir);
-		if (check_refs(p, s, err) < 0 || check_deps(nm, s, err) < 0)
+		if (check_refs(p, s, err) < 0 || check_deps(nm, s, err) < 0 ||
+		    svc_resources_check_inject(p, s, err) < 0)
 			return -1;
 	}
 	return 0;

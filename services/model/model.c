@@ -33,6 +33,7 @@ void svc_service_release(struct svc_service *s)
 	te_strv_free(s->depends_on);
 	te_strv_free(s->networks);
 	svc_kv_free(s->inject, s->n_inject);
+	svc_kv_free(s->env_paths, s->n_env_paths);
 	for (size_t i = 0; i < s->n_resets; i++)
 		free(s->resets[i].entry);
 	free(s->resets);

@@ -227,7 +227,11 @@ void svc_plan_container_init(const struct svc_plan *plan, const struct svc_servi
 	c->number = number;
 	c->name = svc_name_container(plan->task, s->name, number);
 	c->build = s->build.set;
-	c->image = s->image && *s->image ? xstrdup(s->image) : svc_name_image(plan->task, s->name);
+	/* What the task builds is tagged with the task's own name, whatever
+	 * image: says: a file that named another task's (or anyone's) tag
+	 * would replace it (apply_images.c refuses a tag that is not ours). */
+	c->image =
+	    !s->build.set && s->image && *s->image ? xstrdup(s->image) : svc_name_image(plan->task, s->name);
 	c->networks = container_networks(plan, s);
 	c->aliases = te_strv_push(NULL, xstrdup(s->name));
 	/* container_name is never a global name here: it becomes an alias

@@ -58,10 +58,12 @@ struct svc_plan {
 	struct svc_plan_container *containers; /* in depends_on order (dependencies first), each
 						* service's replicas by number */
 	size_t n_containers;
-	int n_levels;	 /* levels 0 .. n_levels-1 (svc_plan_container.level) */
-	char **links;	 /* every service's links ("SERVICE[:ALIAS]"), owned, NULL-terminated or NULL */
-	char *files_dir; /* where secret/config files taken from the environment or content are
-			  * written (owned, set by the caller, NULL = none); see svc_plan_file_source */
+	int n_levels;	   /* levels 0 .. n_levels-1 (svc_plan_container.level) */
+	char **links;	   /* every service's links ("SERVICE[:ALIAS]"), owned, NULL-terminated or NULL */
+	char *files_dir;   /* where secret/config files taken from the environment or content are
+			    * written (owned, set by the caller, NULL = none); see svc_plan_file_source */
+	bool public_ports; /* the trusted side granted public-port: a host ip other than loopback
+			    * is published as written; else on SVC_HOST_IP (set by the caller) */
 };
 
 /* The host file bound for a service's secret or config: the declared file,
@@ -104,7 +106,8 @@ bool svc_labels_match(const struct cJSON *obj, const char *task, const char *led
 struct cJSON *svc_plan_network_body(const struct svc_plan *plan, const struct svc_plan_network *n);
 struct cJSON *svc_plan_volume_body(const struct svc_plan *plan, const struct svc_plan_volume *v);
 /* POST /containers/create body. HOST_PORTS[i] is the host port allocated
- * for c->svc->ports[i]; bound on SVC_HOST_IP only. Only the primary network
+ * for c->svc->ports[i]; bound on SVC_HOST_IP (or, with plan->public_ports,
+ * on the host ip the file wrote). Only the primary network
  * goes in NetworkingConfig (API < 1.44 takes one); the rest are connected
  * after create. */
 struct cJSON *svc_plan_container_body(const struct svc_plan *plan, const struct svc_plan_container *c,

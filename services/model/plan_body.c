@@ -5,6 +5,7 @@
 #include "services/model/compose.h"
 #include "services/model/task.h"
 #include "common/err.h"
+#include "common/path.h"
 #include "common/mem.h"
 
 #define TE_WITH_CJSON
@@ -93,6 +94,21 @@ cJSON *svc_plan_network_body(const struct svc_plan *plan, const struct svc_plan_
 	return b;
 }
 
+/* A local bind volume's device is a host path: sent resolved. */
+static cJSON *volume_opts(const struct svc_volume *d)
+{
+	cJSON *o = kv_json(d->driver_opts, d->n_driver_opts);
+	const char *opt = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(o, "o"));
+	const char *dev = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(o, "device"));
+
+	if (opt && strstr(opt, "bind") && dev && dev[0] == '/') {
+		te_autofree char *real = te_path_resolve(dev);
+
+		cJSON_ReplaceItemInObjectCaseSensitive(o, "device", cJSON_CreateString(real));
+	}
+	return o;
+}
+
 cJSON *svc_plan_volume_body(const struct svc_plan *plan, const struct svc_plan_volume *v)
 {
 	cJSON *b = cJSON_CreateObject();
@@ -101,7 +117,7 @@ cJSON *svc_plan_volume_body(const struct svc_plan *plan, const struct svc_plan_v
 	cJSON_AddStringToObject(b, "Name", v->name);
 	cJSON_AddStringToObject(b, "Driver", d && d->driver ? d->driver : "local");
 	if (d)
-		cJSON_AddItemToObject(b, "DriverOpts", kv_json(d->driver_opts, d->n_driver_opts));
+		cJSON_AddItemToObject(b, "DriverOpts", volume_opts(d));
 	cJSON_AddItemToObject(
 	    b, "Labels", merged_labels(plan, "volume", v->key, d ? d->labels : NULL, d ? d->n_labels : 0));
 	add_original_name(b, d ? d->name : NULL);
@@ -132,7 +148,8 @@ static cJSON *env_json(const struct svc_service *s)
 	return a;
 }
 
-static void add_ports(cJSON *cfg, cJSON *hc, const struct svc_service *s, const int *host_ports)
+static void add_ports(cJSON *cfg, cJSON *hc, const struct svc_service *s, const int *host_ports,
+		      bool public_ok)
 {
 	cJSON *exposed = cJSON_AddObjectToObject(cfg, "ExposedPorts");
 	cJSON *bindings = cJSON_AddObjectToObject(hc, "PortBindings");
@@ -149,16 +166,28 @@ static void add_ports(cJSON *cfg, cJSON *hc, const struct svc_service *s, const 
 		if (!list)
 			list = cJSON_AddArrayToObject(bindings, key);
 		b = cJSON_CreateObject();
-		/* A host ip other than loopback reaches the plan only when the
-		 * policy's public-port exception allowed it. */
+		/* A host ip other than loopback is published as written only
+		 * when the trusted side granted public-port. */
 		cJSON_AddStringToObject(b, "HostIp",
-					s->ports[i].host_ip && strncmp(s->ports[i].host_ip, "127.", 4) != 0 &&
+					public_ok && s->ports[i].host_ip &&
+						strncmp(s->ports[i].host_ip, "127.", 4) != 0 &&
 						strcmp(s->ports[i].host_ip, "::1") != 0
 					    ? s->ports[i].host_ip
 					    : SVC_HOST_IP);
 		cJSON_AddStringToObject(b, "HostPort", port);
 		cJSON_AddItemToArray(list, b);
 	}
+}
+
+/* A host path as the engine is sent it: resolved, every symlink followed
+ * (the gate judged it so). Read-only binds of /etc/localtime and
+ * /etc/timezone stay as written: the gate allows them as such, and they
+ * resolve into /usr/share/zoneinfo. Owned. */
+static char *host_source(const char *src, bool read_only)
+{
+	if (read_only && (strcmp(src, "/etc/localtime") == 0 || strcmp(src, "/etc/timezone") == 0))
+		return xstrdup(src);
+	return src[0] == '/' ? te_path_resolve(src) : xstrdup(src);
 }
 
 static void add_bind_mount(cJSON *hc, const struct svc_mount *m)
@@ -168,8 +197,10 @@ static void add_bind_mount(cJSON *hc, const struct svc_mount *m)
 
 	if (!mounts)
 		mounts = cJSON_AddArrayToObject(hc, "Mounts");
+	te_autofree char *src = host_source(m->source, m->read_only);
+
 	cJSON_AddStringToObject(o, "Type", "bind");
-	cJSON_AddStringToObject(o, "Source", m->source);
+	cJSON_AddStringToObject(o, "Source", src);
 	cJSON_AddStringToObject(o, "Target", m->target);
 	cJSON_AddBoolToObject(o, "ReadOnly", m->read_only);
 	cJSON_AddItemToArray(mounts, o);
@@ -213,6 +244,7 @@ static void add_mounts(cJSON *cfg, cJSON *hc, const struct svc_plan *plan, const
 		const struct svc_mount *m = &s->mounts[i];
 		const char *src = m->source;
 		te_autofree char *b = NULL;
+		te_autofree char *real = NULL;
 
 		if (m->type == SVC_MOUNT_TMPFS)
 			continue;
@@ -230,6 +262,9 @@ static void add_mounts(cJSON *cfg, cJSON *hc, const struct svc_plan *plan, const
 			if (!v)
 				TE_BUG("volume mount of an unplanned volume");
 			src = v->name;
+		} else {
+			real = host_source(src, m->read_only);
+			src = real;
 		}
 		b = xasprintf("%s:%s%s%s", src, m->target, m->read_only ? ":ro" : "",
 			      m->nocopy ? (m->read_only ? ",nocopy" : ":nocopy") : "");
@@ -283,11 +318,13 @@ static void add_file_mounts(cJSON *hc, const struct svc_plan *plan, const struct
 		for (size_t i = 0; i < n; i++) {
 			te_autofree char *src = svc_plan_file_source(plan, sec, r[i].source);
 			te_autofree char *dst = svc_plan_file_target(sec, &r[i]);
+			te_autofree char *real = NULL;
 			te_autofree char *b = NULL;
 
 			if (!src)
 				TE_BUG("secret or config without a declaration");
-			b = xasprintf("%s:%s:ro", src, dst);
+			real = host_source(src, true);
+			b = xasprintf("%s:%s:ro", real, dst);
 			cJSON_AddItemToArray(binds, cJSON_CreateString(b));
 		}
 	}
@@ -458,6 +495,8 @@ static void add_config_misc(cJSON *b, const struct svc_service *s)
 					(double)((s->stop_grace_ns + 999999999) / 1000000000));
 	if (s->hostname)
 		cJSON_AddStringToObject(b, "Hostname", s->hostname);
+	if (s->mac_address)
+		cJSON_AddStringToObject(b, "MacAddress", s->mac_address);
 	if (s->domainname)
 		cJSON_AddStringToObject(b, "Domainname", s->domainname);
 	if (s->tty == 1)
@@ -553,7 +592,7 @@ cJSON *svc_plan_container_body(const struct svc_plan *plan, const struct svc_pla
 					       cJSON_CreateString(number));
 	cJSON_AddItemToObject(b, "Labels", labels);
 	hc = cJSON_CreateObject();
-	add_ports(b, hc, s, host_ports);
+	add_ports(b, hc, s, host_ports, plan->public_ports);
 	add_mounts(b, hc, plan, s);
 	add_file_mounts(hc, plan, s);
 	add_ulimits(hc, s);

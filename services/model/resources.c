@@ -117,8 +117,15 @@ static int res_field(struct svc_yaml *y, struct svc_resource *r, struct svc_yaml
 		return res_string(y, pr, path, &r->tmpl);
 	if (strcmp(pr->name, "container_host") == 0)
 		return res_string(y, pr, path, &r->container_host);
+	/* The server container's image is the trusted side's to pick: a file
+	 * that chose it would run its own code as every task's server. */
 	if (strcmp(pr->name, "image") == 0)
-		return res_string(y, pr, path, &r->image);
+		return svc_yaml_refuse(
+		    y, pr->key,
+		    "%s.image: the server container's image comes from taskenv or the "
+		    "trusted config (shared_images.%s in the user config file), never from "
+		    "the Compose file",
+		    path, r->driver ? r->driver : "<driver>");
 	if (strcmp(pr->name, "amqp_port") == 0)
 		return res_string(y, pr, path, &r->amqp_port);
 	return svc_yaml_list(y, pr->val, p, &r->buckets); /* buckets: the last resource_keys */
@@ -188,9 +195,6 @@ static int res_check(struct svc_yaml *y, struct svc_resource *r, yaml_node_t *at
 				    drv_names());
 	if (res_check_keys(y, r, at, path) < 0 || res_check_amqp_port(y, r, at, path) < 0)
 		return -1;
-	if (r->server && r->image)
-		return svc_yaml_err(
-		    y, at, "%s: image is for the shared server container, used without server:", path);
 	if (r->server && !*r->server)
 		return svc_yaml_err(y, at, "%s: server is empty: is the variable it names set?", path);
 	if (r->isolation && strcmp(r->isolation, "schema") != 0 && strcmp(r->isolation, "database") != 0)
@@ -269,24 +273,30 @@ static char *field_list(const struct svc_resource *r)
 	return te_buf_detach(&b);
 }
 
-/* "<resource key>.<field>" naming a declared resource and a field of its driver. */
-static int check_ref(struct svc_yaml *y, const struct svc_project *p, yaml_node_t *at, const char *path,
-		     const char *ref)
+int svc_resources_check_inject(const struct svc_project *p, const struct svc_service *s, struct te_err *err)
 {
-	const char *dot = strchr(ref, '.');
-	te_autofree char *key = dot ? xstrndup(ref, (size_t)(dot - ref)) : NULL;
-	const struct svc_resource *r = key ? svc_project_resource(p, key) : NULL;
-	te_autofree char *list = NULL;
+	for (size_t i = 0; i < s->n_inject; i++) {
+		const struct svc_kv *kv = &s->inject[i];
+		const char *dot = strchr(kv->value, '.');
+		te_autofree char *key = xstrndup(kv->value, (size_t)(dot - kv->value));
+		const struct svc_resource *r = svc_project_resource(p, key);
+		te_autofree char *list = NULL;
 
-	if (!dot)
-		return svc_yaml_err(y, at, "%s: '%s' is not <resource>.<field>", path, ref);
-	if (!r)
-		return svc_yaml_err(y, at, "%s: no resource '%s' under x-taskenv.resources", path, key);
-	if (known_field(r, dot + 1))
-		return 0;
-	list = field_list(r);
-	return svc_yaml_err(y, at, "%s: resource '%s' (driver %s) has no field '%s' (it has: %s)", path, key,
-			    r->driver, dot + 1, list);
+		if (!r)
+			return te_err_set(err, TE_E_COMPOSE,
+					  "%s:%d:%d: services.%s.x-taskenv.env: no resource '%s' under "
+					  "x-taskenv.resources",
+					  kv->loc.file, kv->loc.line, kv->loc.col, s->name, key);
+		if (known_field(r, dot + 1))
+			continue;
+		list = field_list(r);
+		return te_err_set(
+		    err, TE_E_COMPOSE,
+		    "%s:%d:%d: services.%s.x-taskenv.env: resource '%s' (driver %s) has no field "
+		    "'%s' (it has: %s)",
+		    kv->loc.file, kv->loc.line, kv->loc.col, s->name, key, r->driver, dot + 1, list);
+	}
+	return 0;
 }
 
 static int load_inject(struct svc_yaml *y, const struct svc_project *p, struct svc_service *s, yaml_node_t *n,
@@ -302,12 +312,16 @@ static int load_inject(struct svc_yaml *y, const struct svc_project *p, struct s
 
 		if (svc_yaml_string(y, v.v[i].val, path, &ref) < 0)
 			return -1;
+		/* The value's place: what is wrong in it is said there. The
+		 * resource it names may come from another of the merged files:
+		 * svc_resources_check_inject checks it once they are merged. */
 		s->inject[s->n_inject++] =
-		    (struct svc_kv){xstrdup(v.v[i].name), ref, svc_yaml_loc(y, v.v[i].key)};
-		if (!ref || check_ref(y, p, v.v[i].val, path, ref) < 0)
-			return ref ? -1
-				   : svc_yaml_err(y, v.v[i].val, "%s.%s: needs <resource>.<field>", path,
-						  v.v[i].name);
+		    (struct svc_kv){xstrdup(v.v[i].name), ref, svc_yaml_loc(y, v.v[i].val)};
+		if (!ref)
+			return svc_yaml_err(y, v.v[i].val, "%s.%s: needs <resource>.<field>", path,
+					    v.v[i].name);
+		if (!strchr(ref, '.'))
+			return svc_yaml_err(y, v.v[i].val, "%s: '%s' is not <resource>.<field>", path, ref);
 	}
 	return 0;
 }

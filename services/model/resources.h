@@ -13,6 +13,10 @@ struct svc_service;
 int svc_resources_load(struct svc_yaml *y, struct svc_project *p, yaml_node_t *n);
 /* A service's x-taskenv (N its value, PATH naming it) into S->inject; the
  * references are checked against P's resources, so those load first. */
+/* Every x-taskenv.env entry of S names a resource of P (all files merged)
+ * and a field its driver describes: TE_E_COMPOSE at the entry's value. */
+struct te_err;
+int svc_resources_check_inject(const struct svc_project *p, const struct svc_service *s, struct te_err *err);
 int svc_resources_load_service(struct svc_yaml *y, const struct svc_project *p, struct svc_service *s,
 			       yaml_node_t *n, const char *path);
 

@@ -5,6 +5,8 @@
 #include "common/mem.h"
 
 #include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <fcntl.h>
 #include <spawn.h>
 #include <stdlib.h>
@@ -95,9 +97,24 @@ static pid_t spawn_reader(char *const argv[], int *read_fd)
 
 /* The short name of the branch HEAD points at in DIR, owned, or NULL when
  * DIR is not in a repository, HEAD is detached, or git is missing. */
-static char *git_branch(const char *dir)
+/* The first line git prints for `git -C DIR ARGS...` (at most four,
+ * NULL-terminated), owned, or NULL when git fails or prints nothing. */
+static char *git_line(const char *dir, const char *const args[5])
 {
-	char *argv[] = {"git", "-C", (char *)dir, "symbolic-ref", "--quiet", "--short", "HEAD", NULL};
+	/* The repository's config is the project's: nothing in it runs (as
+	 * services/contract/git.c does for every other git command). */
+	char *argv[] = {"git",
+			"-c",
+			"core.fsmonitor=false",
+			"-c",
+			"core.hooksPath=/dev/null",
+			"-C",
+			(char *)dir,
+			(char *)args[0],
+			(char *)args[1],
+			(char *)args[2],
+			(char *)args[3],
+			NULL};
 	te_autobuf struct te_buf out = TE_BUF_INIT(GIT_OUTPUT_MAX);
 	bool overflow;
 	int fd, status;
@@ -110,9 +127,26 @@ static char *git_branch(const char *dir)
 	status = wait_child(pid);
 	if (status != 0 || overflow || out.len == 0)
 		return NULL;
-	while (out.len > 0 && (out.data[out.len - 1] == '\n' || out.data[out.len - 1] == '\r'))
-		out.data[--out.len] = '\0';
+	out.len = strcspn(out.data, "\r\n");
+	out.data[out.len] = '\0';
 	return out.len ? te_buf_detach(&out) : NULL;
+}
+
+static char *git_branch(const char *dir)
+{
+	return git_line(dir, (const char *const[5]){"symbolic-ref", "--quiet", "--short", "HEAD", NULL});
+}
+
+/* Six hex digits of the work tree's path (FNV-1a): two checkouts on the
+ * same branch ("main") are two tasks, the same checkout is one. */
+static void tree_tag(const char *dir, char out[7])
+{
+	te_autofree char *top = git_line(dir, (const char *const[5]){"rev-parse", "--show-toplevel", NULL});
+	uint32_t h = 2166136261u;
+
+	for (const char *p = top ? top : dir; *p; p++)
+		h = (h ^ (unsigned char)*p) * 16777619u;
+	snprintf(out, 7, "%06x", (unsigned)(h & 0xffffffu));
 }
 
 static char *checked(char *owned, const char *source, struct te_err *err)
@@ -130,6 +164,7 @@ char *svc_task_resolve(const char *flag, const char *env, const char *dir, struc
 	te_autofree char *branch = NULL;
 	te_autofree char *source = NULL;
 	const char *slash;
+	char tag[7];
 
 	if (flag)
 		return checked(xstrdup(flag), NULL, err);
@@ -143,8 +178,10 @@ char *svc_task_resolve(const char *flag, const char *env, const char *dir, struc
 		return NULL;
 	}
 	slash = strrchr(branch, '/');
+	tree_tag(dir ? dir : ".", tag);
 	source = xasprintf("task name from git branch '%s'", branch);
-	return checked(xstrdup(slash ? slash + 1 : branch), source, err);
+	/* At most 63 characters with the tag. */
+	return checked(xasprintf("%.55s-%s", slash ? slash + 1 : branch, tag), source, err);
 }
 
 char *svc_name_container(const char *task, const char *service, int n)

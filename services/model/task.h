@@ -15,7 +15,9 @@ int svc_task_name_check(const char *name, struct te_err *err);
 
 /* The task name from FLAG (-t), else ENV (the TASKENV_TASK setting; NULL
  * or "" is unset), else the current git branch of DIR with everything up
- * to the last '/' dropped ("agent/auth-refactor" -> "auth-refactor"). The
+ * to the last '/' dropped, a '-' and six hex digits of a hash (FNV-1a) of
+ * the work tree's top directory ("agent/auth-refactor" ->
+ * "auth-refactor-3f9a0c"): two checkouts on one branch are two tasks. The
  * result is checked with svc_task_name_check. Owned result or NULL. */
 char *svc_task_resolve(const char *flag, const char *env, const char *dir, struct te_err *err);
 

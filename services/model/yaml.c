@@ -40,6 +40,18 @@ int svc_yaml_err(struct svc_yaml *y, const yaml_node_t *n, const char *fmt, ...)
 			  n->start_mark.column + 1, msg);
 }
 
+int svc_yaml_refuse(struct svc_yaml *y, const yaml_node_t *n, const char *fmt, ...)
+{
+	char msg[sizeof(y->err->msg)];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	return te_err_set(y->err, TE_E_POLICY, "%s:%zu:%zu: %s", y->file, n->start_mark.line + 1,
+			  n->start_mark.column + 1, msg);
+}
+
 int svc_yaml_err_prefix(struct svc_yaml *y, const yaml_node_t *n)
 {
 	return te_err_prefix(y->err, "%s:%zu:%zu: ", y->file, n->start_mark.line + 1,

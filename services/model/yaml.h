@@ -57,6 +57,10 @@ struct svc_yaml {
 /* "FILE:LINE:COL: message" at N into y->err; returns -1. */
 int svc_yaml_err(struct svc_yaml *y, const yaml_node_t *n, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+/* The same for what the policy refuses in a file that parses (a server
+ * image, a build network): TE_E_POLICY (exit 1, as the gate's refusals). */
+int svc_yaml_refuse(struct svc_yaml *y, const yaml_node_t *n, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
 /* Prefix the message already in y->err with N's "FILE:LINE:COL: "; returns -1. */
 int svc_yaml_err_prefix(struct svc_yaml *y, const yaml_node_t *n);
 /* A warning "FILE:LINE:COL: message" at N, appended to y->log (past

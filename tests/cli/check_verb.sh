@@ -22,7 +22,7 @@ printf 'services:\n  web:\n    image: [oops\n' >"$D/broken.yaml"
 expect 0 clean -- "$TASKENV" check -f "$D/clean.yaml"
 expect 1 findings -- "$TASKENV" check -f "$D/bad.yaml"
 has findings "$D/bad.yaml:4:5: web: privileged: privileged: true"
-has findings "$D/bad.yaml:6:9: web: volumes: bind of system path '/etc' (allow with 'bind-system')"
+has findings "$D/bad.yaml:6:9: web: volumes: '/etc' is a system path (needs --allow bind-system)"
 [ "$(grep -c . <<<"$OUT")" = 2 ] || { echo "FAIL findings: want 2 lines: $OUT"; fails=$((fails + 1)); }
 expect 1 json -- "$TASKENV" check -f "$D/bad.yaml" --format json
 [ "$(jq -r '(.schema_version|tostring) + " " + .findings[1].allow + " " + (.findings[1].line|tostring)' <<<"$OUT")" = "1 bind-system 6" ] ||
@@ -39,7 +39,7 @@ printf 'allow: [privileged]\nprojects:\n  %s: {allow: [bind-system]}\n' "$D" >"$
 TASKENV_CONFIG=$D/config.yaml expect 0 config-allow -- "$TASKENV" check -f "$D/bad.yaml"
 printf 'allow: [privileged]\nprojects:\n  %s/elsewhere: {allow: [bind-system]}\n' "$D" >"$D/config.yaml"
 TASKENV_CONFIG=$D/config.yaml expect 1 config-allow-other-project -- "$TASKENV" check -f "$D/bad.yaml"
-has config-allow-other-project "(allow with 'bind-system')"
+has config-allow-other-project "(needs --allow bind-system)"
 printf 'allow: [privilegd]\n' >"$D/config.yaml"
 TASKENV_CONFIG=$D/config.yaml expect 2 config-allow-unknown -- "$TASKENV" check -f "$D/bad.yaml"
 has config-allow-unknown "unknown exception 'privilegd'"

@@ -11,23 +11,55 @@
 # A refusal case has `expected.exit` (the exit code, e.g. 2) and
 # `expected.stderr` (warnings and the error, exactly) instead of expected.json:
 # `config` must fail with that code and print nothing on stdout.
+# Every other entry must also pass `taskenv check` (the policy gate, exit 0,
+# no finding: no false refusals), unless it has `expected.check`: a case
+# that exists to test a refusal (a self-grant, a profile file), whose check
+# must exit 1 with exactly those findings on stdout.
 set -uo pipefail
 
 TASKENV=$(realpath "${1:?usage: check.sh TASKENV [--update]}")
 UPDATE=${2:-}
 HERE=$(cd "$(dirname "$0")" && pwd)
-failed=0 n=0
+failed=0 n=0 checked=0 refusals=0
 ERRS=$(mktemp)
 trap 'rm -f "$ERRS"' EXIT
 
-run_one() {
-	local dir=$1 args=() files=() envs=() f
+# run_verb DIR VERB ARGS...: taskenv VERB on DIR's files (files, args, env).
+run_verb() {
+	local dir=$1 verb=$2 args=() files=() envs=() f
+	shift 2
 	if [ -f "$dir/files" ]; then mapfile -t files <"$dir/files"; else files=(compose.yaml); fi
 	for f in "${files[@]}"; do args+=(-f "$f"); done
 	if [ -f "$dir/args" ]; then read -ra extra <"$dir/args" && args+=("${extra[@]}"); fi
 	if [ -f "$dir/env" ]; then mapfile -t envs <"$dir/env"; fi
-	(cd "$dir" && env -i PATH="$PATH" HOME=/corpus-home "${envs[@]}" \
-		"$TASKENV" config -t corpus --format json "${args[@]}")
+	(cd "$dir" && env -i PATH="$PATH" HOME=/corpus-home TASKENV_TASK=corpus TASKENV_CONFIG=/nonexistent \
+		"${envs[@]}" "$TASKENV" "$verb" "$@" "${args[@]}")
+}
+run_one() { run_verb "$1" config -t corpus --format json; }
+run_check() { run_verb "$1" check 2>/dev/null; }
+
+# The gate's verdict on a benign entry: exit 0; or expected.check's findings.
+check_gate() {
+	local dir=$1 name=$2 real=$3 out rc=0 want=0
+	out=$(run_check "$dir") || rc=$?
+	out=${out//$real/@DIR@}
+	[ -f "$dir/expected.check" ] && want=1
+	if [ "$UPDATE" = --update ] && [ $want = 1 ]; then
+		printf '%s\n' "$out" >"$dir/expected.check"
+		return 0
+	fi
+	if [ "$rc" != "$want" ]; then
+		echo "FAIL $name: taskenv check exited $rc, expected $want: $out" >&2
+		return 1
+	fi
+	if [ $want = 1 ] && [ "$out" != "$(cat "$dir/expected.check")" ]; then
+		diff -u "$dir/expected.check" <(printf '%s\n' "$out") >&2
+		echo "FAIL $name: check's findings differ from expected.check" >&2
+		return 1
+	fi
+	checked=$((checked + 1))
+	[ $want = 1 ] && refusals=$((refusals + 1))
+	return 0
 }
 
 # A refusal: exit code $3 as expected, stdout $4 empty, stderr $5 as expected.
@@ -71,6 +103,7 @@ for dir in "$HERE"/*/; do
 		failed=$((failed + 1))
 		continue
 	fi
+	check_gate "$dir" "$name" "$real" || failed=$((failed + 1))
 	if [ "$UPDATE" = --update ]; then
 		printf '%s\n' "$out" >"$dir/expected.json"
 		if [ -n "$warn" ]; then printf '%s\n' "$warn" >"$dir/expected.warnings"; else rm -f "$dir/expected.warnings"; fi
@@ -88,6 +121,6 @@ for dir in "$HERE"/*/; do
 		failed=$((failed + 1))
 	fi
 done
-echo "corpus: $n files, $failed failed"
+echo "corpus: $n files, $failed failed; check: $checked judged by the gate, $((checked - refusals)) passed, $refusals refusal cases (expected.check)"
 [ "$n" -ge 25 ] || { echo "corpus: fewer than 25 entries" >&2; exit 1; }
 [ $failed -eq 0 ]

@@ -10,6 +10,9 @@
 #include "services/model/config.h"
 #include "services/model/load.h"
 #include "services/model/policy.h"
+#include "services/model/plan.h"
+#include "services/gate/gate.h"
+#include "services/lifecycle/guard.h"
 #include "common/err.h"
 #include "common/mem.h"
 
@@ -22,19 +25,33 @@
 #include <string.h>
 #include <unistd.h>
 
+/* The gate on the plan's bodies, as `taskenv check` judges them. */
+static void judge(struct svc_project *p)
+{
+	struct te_err err = {0};
+	struct svc_plan *plan = svc_plan_build(p, "fuzz", "fuzz", &err);
+	struct gate g = {0};
+
+	gate_exceptions_validate(p->allow, "x-taskenv.allow", &err);
+	if (!plan)
+		return;
+	g.task = xstrdup("fuzz");
+	g.ledger_id = xstrdup("fuzz");
+	g.boundary = gate_project_boundary(p);
+	svc_guard_plan(&g, NULL, plan);
+	for (size_t i = 0; i < g.n; i++)
+		free(gate_finding_format(&g.v[i]));
+	gate_release(&g);
+	svc_plan_free(plan);
+}
+
 static void exercise(struct svc_project *p)
 {
-	struct svc_finding *f = NULL;
 	struct svc_policy_defaults d = {1 << 30, 1, 100, true};
 	struct te_err err = {0};
-	size_t n = 0;
 	cJSON *json;
 
-	svc_policy_validate(p, NULL, &err);
-	svc_policy_check(p, NULL, &f, &n);
-	for (size_t i = 0; i < n; i++)
-		free(svc_finding_format(&f[i]));
-	svc_findings_free(f, n);
+	judge(p);
 	svc_policy_apply_defaults(p, &d);
 	json = svc_config_json(p, "fuzz", &err);
 	if (json) {

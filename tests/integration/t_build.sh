@@ -12,6 +12,12 @@ image_exists() {
 	[ "$(api GET "/images/$1/json" | jq -r '.Id // "absent"')" != absent ]
 }
 
+# The image a container was created from, as written (Podman reports
+# "docker.io/library/NAME:latest" or "localhost/NAME:latest" for NAME).
+container_image() {
+	api GET "/containers/$1/json" | jq -r '.Config.Image | sub("^(docker.io/library/|localhost/)"; "") | sub(":latest$"; "")'
+}
+
 # Acceptance 1: multi-stage, ARG, COPY and a .dockerignore with an exception;
 # two tasks build and run at once, each its own image.
 test_build_two_tasks() {
@@ -65,24 +71,97 @@ test_build_failure_reported() {
 }
 
 # Acceptance 4: --rmi local removes the task's "<task>-<service>" images and
-# nothing else; without --rmi they are kept and reported.
+# nothing else; without --rmi they are kept and reported. A service with
+# image: and build: is built under the task's own name too (issue 13: the
+# file's image: never names the tag a build writes), so --rmi local and
+# --rmi all both remove exactly what the task built, never a pulled base.
 test_build_rmi() {
 	local dir out
 	dir=$(build_project build-app)
 	te up -t brmi --profile named -f "$dir/compose.yaml" >"$WORK/brmi.log" 2>&1 || { cat "$WORK/brmi.log" >&2; fail "up brmi"; }
 	image_exists brmi-app || fail "brmi-app not built"
-	image_exists taskenv-test/named-build:1 || fail "named image not built"
+	image_exists brmi-named || fail "brmi-named (image: + build:) not built under the task's name"
+	! image_exists taskenv-test/named-build:1 || fail "a build wrote the file's image: tag"
+	assert_eq "$(container_image brmi-named-1)" "brmi-named"
 	out=$(te down -t brmi --timeout 2 2>&1)
 	assert_contains "$out" "kept 2 built image(s)"
 	image_exists brmi-app || fail "brmi-app removed without --rmi"
 	out=$(te down -t brmi --rmi local 2>&1)
 	! image_exists brmi-app || fail "brmi-app kept by --rmi local"
-	image_exists taskenv-test/named-build:1 || fail "--rmi local removed the image: named one"
+	! image_exists brmi-named || fail "brmi-named kept by --rmi local"
 	image_exists taskenv-test/busybox:1 || fail "--rmi local removed the base image"
-	te down -t brmi --rmi all >/dev/null 2>&1
-	! image_exists taskenv-test/named-build:1 || fail "--rmi all kept the image: named one"
+	te up -t brmi --profile named -f "$dir/compose.yaml" >"$WORK/brmi.log" 2>&1 || { cat "$WORK/brmi.log" >&2; fail "up brmi"; }
+	te down -t brmi --rmi all --timeout 2 >/dev/null 2>&1
+	! image_exists brmi-named || fail "--rmi all kept a built image"
 	image_exists taskenv-test/busybox:1 || fail "--rmi all removed the base (pulled) image"
 	assert_eq "$(te ps --json | jq '[.[] | select(.task == "brmi")] | length')" "0"
+}
+
+# Builds are the task's (issue 13): tagged "<task>-<service>" with the
+# task's labels, whatever image: says; a build never replaces a tag that
+# carries another task's label (refused naming the owner) or none (a tag
+# someone else made); nothing is created when it refuses. build.network
+# other than default/none, and a context or Dockerfile resolving outside
+# the project (a symlink included), are refused by check and up with the
+# file's line.
+test_build_tags_are_the_tasks() {
+	local dir id_a out rc verb
+	dir=$(mktemp -d "$WORK/bt.XXXX")
+	printf 'FROM taskenv-test/busybox:1\nRUN echo built > /built\nCMD ["sleep", "3600"]\n' >"$dir/Dockerfile"
+	cat >"$dir/compose.yaml" <<'YAML'
+services:
+  app:
+    image: bta-app
+    build: .
+    stop_grace_period: 1s
+YAML
+	te up -t bta -f "$dir/compose.yaml" >"$WORK/bta.log" 2>&1 || { cat "$WORK/bta.log" >&2; fail "up bta"; }
+	id_a=$(api GET /images/bta-app/json | jq -r .Id)
+	assert_eq "$(api GET /images/bta-app/json | jq -r '.Config.Labels["io.taskenv.task"]')" "bta"
+	# Task btb's file names bta's tag: btb builds its own, bta's is untouched.
+	te up -t btb -f "$dir/compose.yaml" >"$WORK/btb.log" 2>&1 || { cat "$WORK/btb.log" >&2; fail "up btb"; }
+	assert_eq "$(api GET /images/bta-app/json | jq -r .Id)" "$id_a" "(bta's tag moved by btb's build)"
+	assert_eq "$(container_image btb-app-1)" "btb-app"
+	assert_eq "$(api GET /images/btb-app/json | jq -r '.Config.Labels["io.taskenv.task"]')" "btb"
+	te down -t btb --rmi all --timeout 1 >/dev/null 2>&1
+	image_exists bta-app || fail "btb's down --rmi all removed bta's image"
+	# A tag that carries no task's label is not replaced: refused, nothing created.
+	docker -H "unix://$SOCK" tag taskenv-test/busybox:1 btc-app
+	rc=0
+	out=$(te up -t btc -f "$dir/compose.yaml" 2>&1) || rc=$?
+	assert_eq "$rc" "1" "(up over a foreign tag: $out)"
+	assert_contains "$out" "image 'btc-app' exists and carries no task's label"
+	assert_eq "$(api GET /images/btc-app/json | jq -r .Id)" "$(api GET /images/taskenv-test/busybox:1/json | jq -r .Id)"
+	assert_no_trace btc
+	# Another task's label on the tag (the same task name in another ledger).
+	docker -H "unix://$SOCK" rmi btc-app >/dev/null
+	docker -H "unix://$SOCK" tag bta-app btc-app
+	rc=0
+	out=$(te up -t btc -f "$dir/compose.yaml" 2>&1) || rc=$?
+	assert_eq "$rc" "1" "(up over another task's tag: $out)"
+	assert_contains "$out" "image 'btc-app' exists and belongs to task 'bta'"
+	assert_no_trace btc
+	docker -H "unix://$SOCK" rmi btc-app >/dev/null
+	te down -t bta --rmi local --timeout 1 >/dev/null 2>&1
+	! image_exists bta-app || fail "bta-app kept by --rmi local"
+	# build.network: host; a context and a Dockerfile outside the project.
+	mkdir -p "$dir/net" "$dir/ctx" "$dir/df"
+	printf 'services:\n  app:\n    build:\n      context: .\n      network: host\n' >"$dir/net/compose.yaml"
+	ln -s / "$dir/ctx/root"
+	printf 'services:\n  app:\n    build:\n      context: ./root\n' >"$dir/ctx/compose.yaml"
+	printf 'services:\n  app:\n    build:\n      context: .\n      dockerfile: ../../../../../../etc/hostname\n' >"$dir/df/compose.yaml"
+	for verb in check "up -t btd"; do
+		# shellcheck disable=SC2086 # the verb and its options
+		expect_exit 1 te $verb -f "$dir/net/compose.yaml"
+		assert_contains "$OUT" "compose.yaml:5:16: services.app.build.network: 'host' refused"
+		# shellcheck disable=SC2086
+		expect_exit 1 te $verb -f "$dir/ctx/compose.yaml"
+		assert_contains "$OUT" "compose.yaml:4:7: services.app.build: context '$dir/ctx/root' resolves to '/', outside the project"
+		# shellcheck disable=SC2086
+		expect_exit 1 te $verb -f "$dir/df/compose.yaml"
+		assert_contains "$OUT" "dockerfile '../../../../../../etc/hostname' resolves to '/etc/hostname', outside the project"
+	done
+	assert_no_trace btd
 }
 
 secrets_project() {

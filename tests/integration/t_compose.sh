@@ -104,15 +104,21 @@ networks:
     external: true
     name: $net
 YAML
-	# Missing: a clear error naming it, nothing left.
+	# An external network is opened by the trusted side only (the gate).
 	out=$(te up -t ext-a -f "$dir/compose.yaml" 2>&1) || rc=$?
+	assert_eq "$rc" "1" "(up of an external network without --allow: $out)"
+	assert_contains "$out" "needs --allow external-network"
+	assert_eq "$(count_task_objects ext-a)" "0"
+	# Missing: a clear error naming it, nothing left.
+	rc=0
+	out=$(te up -t ext-a --allow external-network -f "$dir/compose.yaml" 2>&1) || rc=$?
 	[ "$rc" != 0 ] || fail "up with a missing external network succeeded"
 	assert_contains "$out" "external network '$net'"
 	te down -t ext-a >/dev/null 2>&1 || true
 	id=$(curl -sS --unix-socket "$SOCK" -H 'Content-Type: application/json' -d "{\"Name\":\"$net\"}" \
 		http://localhost/networks/create | jq -r .Id)
-	te up -t ext-a -f "$dir/compose.yaml" >/dev/null 2>&1
-	te up -t ext-b -f "$dir/compose.yaml" >/dev/null 2>&1
+	te up -t ext-a --allow external-network -f "$dir/compose.yaml" >/dev/null 2>&1
+	te up -t ext-b --allow external-network -f "$dir/compose.yaml" >/dev/null 2>&1
 	assert_eq "$(api GET "/networks/$net" | jq '.Containers | length')" "2"
 	te down -t ext-a --volumes --timeout 2 >/dev/null
 	te down -t ext-b --volumes --timeout 2 >/dev/null
@@ -201,7 +207,7 @@ refusal() {
 	assert_eq "$rc" "1" "(check exit: $out)"
 	assert_contains "$out" "$dir/compose.yaml:$line:"
 	assert_contains "$out" ": bad: $key: "
-	assert_contains "$out" "allow with '$first'"
+	assert_contains "$out" "(needs --allow $first)"
 	rc=0
 	out=$(te up -t "$task" -f "$dir/compose.yaml" 2>&1) || rc=$?
 	assert_eq "$rc" "1" "(up exit: $out)"
@@ -268,11 +274,33 @@ test_refuse_bind_symlink_escape() {
 	mkdir -p "$target"
 	REFUSAL_PREP="ln -s $target data/link" refusal pol-link bind-outside-project volumes 5 "volumes: [\"./data/link:/x:ro\"]"
 }
-test_refuse_public_port() { refusal pol-port public-port ports 5 "ports: [\"0.0.0.0:8080:80\"]"; }
+# An explicit public host address is bound to 127.0.0.1 with a warning
+# (issue 13: no refusal of ordinary files); with public-port granted by the
+# trusted side it is published as written.
+test_refuse_public_port() {
+	local dir out rc=0
+	dir=$(mktemp -d "$WORK/pol.XXXX")
+	printf 'services:\n  bad:\n    image: taskenv-test/busybox:1\n    command: ["sleep", "600"]\n    ports: ["0.0.0.0:8080:80"]\n    stop_grace_period: 1s\n' >"$dir/compose.yaml"
+	out=$(te check -f "$dir/compose.yaml" 2>&1) || rc=$?
+	assert_eq "$rc" "0" "(check exit: $out)"
+	assert_contains "$out" "$dir/compose.yaml:5:13: bad: ports: port 80/tcp is published on 127.0.0.1, not on 0.0.0.0"
+	out=$(te up -t pol-port -f "$dir/compose.yaml" 2>&1) || { echo "$out" >&2; fail "up"; }
+	assert_contains "$out" "warning: $dir/compose.yaml:5:13"
+	assert_eq "$(api GET /containers/pol-port-bad-1/json | jq -r '.HostConfig.PortBindings["80/tcp"][0].HostIp')" "127.0.0.1"
+	te down -t pol-port --timeout 2 >/dev/null
+	te up -t pol-port --allow public-port -f "$dir/compose.yaml" >/dev/null 2>&1 || fail "up --allow public-port"
+	assert_eq "$(api GET /containers/pol-port-bad-1/json | jq -r '.HostConfig.PortBindings["80/tcp"][0].HostIp')" "0.0.0.0"
+	assert_eq "$(sqlite3 "$TASKENV_STATE" "select allow from tasks where name = 'pol-port'")" '["public-port"]'
+	te down -t pol-port --timeout 2 >/dev/null
+	assert_eq "$(count_task_objects pol-port)" "0"
+}
 
-# The file's own x-taskenv.allow grants the exception (and is recorded).
+# x-taskenv.allow only names what the file needs: never a grant. Without
+# the trusted side's grant check and up refuse (nothing created), printing
+# the exact --allow and config line; with --allow, or with the config
+# file's line, up runs it and the ledger records what the trusted side gave.
 test_allow_in_file() {
-	local dir
+	local dir out rc=0
 	dir=$(mktemp -d "$WORK/pol.XXXX")
 	cat >"$dir/compose.yaml" <<'YAML'
 x-taskenv:
@@ -284,12 +312,29 @@ services:
     pid: host
     stop_grace_period: 1s
 YAML
-	te check -f "$dir/compose.yaml" >/dev/null || fail "check refuses what x-taskenv.allow grants"
-	te up -t pol-file -f "$dir/compose.yaml" >/dev/null 2>&1 || fail "up refuses what x-taskenv.allow grants"
+	out=$(te check -f "$dir/compose.yaml" 2>&1) || rc=$?
+	assert_eq "$rc" "1" "(check of a self-grant: $out)"
+	assert_contains "$out" "--allow host-pid"
+	rc=0
+	out=$(te up -t pol-file -f "$dir/compose.yaml" 2>&1) || rc=$?
+	assert_eq "$rc" "1" "(up of a self-grant: $out)"
+	assert_contains "$out" "the file needs exception 'host-pid'"
+	assert_contains "$out" "--allow host-pid"
+	assert_contains "$out" "'allow: [host-pid]'"
+	assert_contains "$out" "'projects: {$dir: {allow: [host-pid]}}'"
+	assert_eq "$(count_task_objects pol-file)" "0" "(a self-grant created something)"
+	te up -t pol-file --allow host-pid -f "$dir/compose.yaml" >/dev/null 2>&1 || fail "up --allow host-pid"
 	assert_eq "$(sqlite3 "$TASKENV_STATE" "select allow from tasks where name = 'pol-file'")" '["host-pid"]'
 	assert_eq "$(api GET /containers/pol-file-bad-1/json | jq -r .HostConfig.PidMode)" "host"
-	# The contract shows the exception the file was allowed (issue 5's identity boundary).
+	# The contract shows the exception the trusted side granted (issue 5's identity boundary).
 	assert_eq "$(te contract -t pol-file --format json | jq -c .identity.policy_exceptions)" '["host-pid"]'
+	te down -t pol-file --timeout 2 >/dev/null
+	assert_eq "$(count_task_objects pol-file)" "0"
+	# The config file's line for this project grants it too.
+	printf 'projects:\n  %s: {allow: [host-pid]}\n' "$dir" >"$WORK/pol-config.yaml"
+	TASKENV_CONFIG=$WORK/pol-config.yaml te up -t pol-file -f "$dir/compose.yaml" >/dev/null 2>&1 ||
+		fail "up with the config file's grant"
+	assert_eq "$(sqlite3 "$TASKENV_STATE" "select allow from tasks where name = 'pol-file'")" '["host-pid"]'
 	te down -t pol-file --timeout 2 >/dev/null
 	assert_eq "$(count_task_objects pol-file)" "0"
 }
@@ -549,8 +594,8 @@ test_hostile_compose_file_in_dotenv() {
 	assert_eq "$(count_task_objects host-cf2)" "0"
 }
 
-# volumes_from a container outside the task (another task's) is the
-# policy's: refused unless other-container is granted.
+# volumes_from a container outside the task (another task's) is refused
+# outright by the gate: no exception opens it.
 test_hostile_volumes_from_other_task() {
 	local d out rc=0
 	d=$(mktemp -d "$WORK/host.XXXX")
@@ -558,12 +603,56 @@ test_hostile_volumes_from_other_task() {
 	(cd "$d" && te up -t vf-victim >"$WORK/vf.log" 2>&1) || { cat "$WORK/vf.log" >&2; fail "up victim"; }
 	mkdir -p "$d/thief"
 	printf 'services:\n  t:\n    image: taskenv-test/busybox:1\n    volumes_from: ["container:vf-victim-a-1"]\n' >"$d/thief/compose.yaml"
-	hostile vf-thief 1 "volumes_from: container:vf-victim-a-1 mounts the volumes of a container outside the task (allow with 'other-container')" "$d/thief"
+	hostile vf-thief 1 "volumes_from: 'vf-victim-a-1' is not a container of this task (refused)" "$d/thief"
+	# no exception opens it: other-container is no exception name any more
+	out=$(cd "$d/thief" && te up -t vf-thief --allow other-container 2>&1) || rc=$?
+	assert_contains "$out" "unknown exception 'other-container'"
+	assert_eq "$(count_task_objects vf-thief)" "0"
 	# and a service of another task by name is no service of this one
 	printf 'services:\n  t:\n    image: taskenv-test/busybox:1\n    volumes_from: ["vf-victim-a-1"]\n' >"$d/thief/compose.yaml"
 	hostile vf-thief 2 "service 't' depends on undefined service 'vf-victim-a-1'" "$d/thief"
 	te down -t vf-victim --volumes --timeout 2 >/dev/null
 	assert_eq "$(count_task_objects vf-victim)" "0"
+}
+
+# The project can change between any two verbs. A bind directory swapped
+# for a symlink to /etc after up: restart (and start) judge the live binds
+# again and refuse; run judges the file as it is now (edited to mount /)
+# with the exceptions of the latest up; exec --privileged needs privileged.
+test_hostile_after_up() {
+	local d out rc=0
+	d=$(mktemp -d "$WORK/host.XXXX")
+	mkdir -p "$d/data"
+	printf 'services:\n  a:\n    image: taskenv-test/busybox:1\n    command: ["sh", "-c", "trap %s TERM; while :; do sleep 1; done"]\n    volumes: ["./data:/d"]\n    stop_grace_period: 1s\n' "'exit 0'" >"$d/compose.yaml"
+	(cd "$d" && te up -t swap >"$WORK/swap.log" 2>&1) || { cat "$WORK/swap.log" >&2; fail "up"; }
+	assert_eq "$(api GET /containers/swap-a-1/json | jq -r '.HostConfig.Binds[0]')" "$(realpath "$d")/data:/d"
+	rmdir "$d/data" 2>/dev/null || rm -rf "$d/data"
+	ln -s /etc "$d/data"
+	out=$(cd "$d" && te restart -t swap 2>&1) || rc=$?
+	assert_eq "$rc" "1" "(restart after the swap: $out)"
+	assert_contains "$out" "'/etc' is a system path"
+	assert_contains "$out" "refused"
+	te stop -t swap --timeout 1 >/dev/null 2>&1
+	rc=0
+	out=$(cd "$d" && te start -t swap 2>&1) || rc=$?
+	assert_eq "$rc" "1" "(start after the swap: $out)"
+	assert_eq "$(api GET /containers/swap-a-1/json | jq -r .State.Running)" "false"
+	rm "$d/data" && mkdir "$d/data"
+	(cd "$d" && te start -t swap >/dev/null 2>&1) || fail "start with the directory back"
+	# run after the file was edited to add /:/host
+	printf 'services:\n  a:\n    image: taskenv-test/busybox:1\n    command: ["sleep", "600"]\n    volumes: ["./data:/d", "/:/host"]\n' >"$d/compose.yaml"
+	rc=0
+	out=$(cd "$d" && te run -t swap --rm a true 2>&1) || rc=$?
+	assert_eq "$rc" "1" "(run after the edit: $out)"
+	assert_contains "$out" "refused"
+	assert_eq "$(api GET '/containers/json?all=1' | jq '[.[] | select(.Names[0] | startswith("/swap-a-run"))] | length')" "0"
+	rc=0
+	out=$(cd "$d" && te exec -t swap --privileged a true 2>&1) || rc=$?
+	assert_eq "$rc" "1" "(exec --privileged: $out)"
+	assert_contains "$out" "needs --allow privileged"
+	(cd "$d" && te exec -t swap a true) || fail "exec without --privileged"
+	te down -t swap --volumes --timeout 2 >/dev/null
+	assert_eq "$(count_task_objects swap)" "0"
 }
 
 # links: an alias of the linked service on the task's network;

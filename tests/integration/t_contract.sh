@@ -165,6 +165,73 @@ test_verify_catches_removed_resource() {
 	te down -t vgone --volumes --timeout 1 >/dev/null 2>&1
 	assert_eq "$(count_task_objects vgone)" "0"
 }
+# Issue 13 acceptance 2: verify sees what the gate enforces. Each runtime
+# case applied by hand with Engine calls of the test's own (containers
+# carrying the task's labels that join a task container's network or PID
+# namespace, add a capability, turn seccomp off, run privileged, take a
+# device, mount /etc; and a declared bind directory swapped for a symlink
+# to /etc after up) makes verify FAIL naming the container and the field.
+# Then the cross-task probe: from inside vgate's container, another task's
+# container answers ping (OPEN, the engine firewall's) or not (PASS); not
+# counted in the exit code unless --strict.
+test_verify_sees_the_gate() {
+	local repo web out rc=0 ids=() id c line
+	repo=$(contract_repo)
+	(cd "$repo" && te up -t vgate >/dev/null 2>&1) || fail "up vgate"
+	out=$(te verify -t vgate) || fail "verify failed before the breaks: $out"
+	assert_contains "$out" "PASS  hostconfig    vgate-web-1: namespaces, privileged"
+	web=$(api GET /containers/vgate-web-1/json | jq -r .Id)
+	ids+=("$(hand_container vgate vgate-netns-1 "{\"HostConfig\": {\"NetworkMode\": \"container:$web\"}}")")
+	ids+=("$(hand_container vgate vgate-pidns-1 "{\"HostConfig\": {\"PidMode\": \"container:$web\"}}")")
+	ids+=("$(hand_container vgate vgate-cap-1 '{"HostConfig": {"CapAdd": ["SYS_ADMIN"]}}')")
+	ids+=("$(hand_container vgate vgate-secopt-1 '{"HostConfig": {"SecurityOpt": ["seccomp=unconfined"]}}')")
+	ids+=("$(hand_container vgate vgate-priv-1 '{"HostConfig": {"Privileged": true}}')")
+	ids+=("$(hand_container vgate vgate-dev-1 '{"HostConfig": {"Devices": [{"PathOnHost": "/dev/null", "PathInContainer": "/dev/xnull", "CgroupPermissions": "rwm"}]}}')")
+	ids+=("$(hand_container vgate vgate-etc-1 '{"HostConfig": {"Binds": ["/etc:/host-etc:ro"]}}')")
+	mv "$repo/data" "$repo/data.orig"
+	ln -s /etc "$repo/data"
+	out=$(te verify -t vgate) || rc=$?
+	rm "$repo/data"
+	mv "$repo/data.orig" "$repo/data"
+	for id in "${ids[@]}"; do api DELETE "/containers/$id?force=1" >/dev/null; done
+	assert_eq "$rc" "1"
+	assert_contains "$out" "FAIL  hostconfig    vgate-netns-1: HostConfig.NetworkMode is 'container:"
+	assert_contains "$out" "FAIL  hostconfig    vgate-pidns-1: HostConfig.PidMode is 'container:"
+	for c in "vgate-cap-1: HostConfig.CapAdd has '" "vgate-secopt-1: HostConfig.SecurityOpt has '" \
+		"vgate-priv-1: HostConfig.Privileged is true" "vgate-dev-1: HostConfig.Devices has '/dev/null'" \
+		"vgate-etc-1: bind source '/etc' (at /host-etc)"; do
+		assert_contains "$out" "FAIL  hostconfig    $c"
+	done
+	line=$(grep "vgate-cap-1: HostConfig.CapAdd" <<<"$out")
+	assert_contains "$line" "SYS_ADMIN"
+	line=$(grep "vgate-secopt-1: HostConfig.SecurityOpt" <<<"$out")
+	assert_contains "$line" "unconfined"
+	assert_contains "$out" "FAIL  hostconfig    vgate-web-1: bind source '$repo/data' (at /data) now resolves to '/etc', not '$repo/data'"
+	out=$(te verify -t vgate) || fail "verify after the breaks were undone: $out"
+	# Cross-task: another task's container, then the probe from vgate's.
+	mkdir -p "$repo/other"
+	printf 'services:\n  o:\n    image: taskenv-test/busybox:1\n    command: ["sleep", "3600"]\n' >"$repo/other/compose.yaml"
+	(cd "$repo/other" && te up -t vgate-o >/dev/null 2>&1) || fail "up vgate-o"
+	rc=0
+	out=$(te verify -t vgate) || rc=$?
+	line=$(grep "cross-task" <<<"$out") || fail "no cross-task line: $out"
+	log "    $line"
+	case $line in
+	"OPEN  cross-task    vgate: from "*)
+		assert_eq "$rc" "0" "(OPEN is not counted without --strict)"
+		rc=0
+		te verify -t vgate --strict >/dev/null || rc=$?
+		assert_eq "$rc" "1" "(--strict counts OPEN)" ;;
+	"PASS  cross-task    vgate: from "*)
+		assert_eq "$rc" "0"
+		te verify -t vgate --strict >/dev/null || fail "--strict failed with the cross-task probe passing" ;;
+	*) fail "cross-task is neither OPEN nor PASS: $line" ;;
+	esac
+	te down -t vgate-o --timeout 1 >/dev/null 2>&1
+	te down -t vgate --volumes --timeout 1 >/dev/null 2>&1
+	assert_eq "$(count_task_objects vgate)$(count_task_objects vgate-o)" "00"
+}
+
 # Acceptance 2, break 4 ("a credential granted across tasks by hand") needs
 # the drivers (issue 4): the probe hook is check_credentials in
 # services/verify.c; its test lands with the merge.
@@ -226,4 +293,89 @@ test_evidence_folder() {
 	te down -t e1 --volumes --timeout 1 >/dev/null 2>&1
 	(cd "$repo" && te worktree remove e1 --force --delete-branch >/dev/null)
 	assert_eq "$(count_task_objects e1)" "0"
+}
+
+# Issue 13, git: the repository's own config is untrusted. A hostile
+# .git/config (core.fsmonitor and filter clean/smudge commands writing
+# marker files, core.worktree = /, a post-checkout hook, an alias named
+# like a built-in) runs nothing through taskenv's git commands (worktree
+# add / remove, contract's status and diff, evidence), and the project
+# boundary is the directory holding .git, not "/": the worktree lands next
+# to the repository and the contract names it.
+test_git_hostile_config() {
+	local repo wt marks j dir
+	repo=$(contract_repo)
+	marks="$WORK/git-marks"
+	mkdir -p "$marks"
+	echo '* filter=hostile' >"$repo/.gitattributes"
+	git -C "$repo" add .gitattributes
+	git -C "$repo" -c user.email=t@example.com -c user.name=t commit -qm attrs
+	cat >>"$repo/.git/config" <<EOF2
+[core]
+	fsmonitor = "touch $marks/fsmonitor; false"
+	worktree = /
+[filter "hostile"]
+	clean = "touch $marks/clean; cat"
+	smudge = "touch $marks/smudge; cat"
+[alias]
+	status = "!touch $marks/alias"
+EOF2
+	mkdir -p "$repo/.git/hooks"
+	printf '#!/bin/sh\ntouch %s/hook\n' "$marks" >"$repo/.git/hooks/post-checkout"
+	chmod +x "$repo/.git/hooks/post-checkout"
+	# The same config does run things under a plain git: the probe works.
+	echo probe >>"$repo/notes.txt"
+	git -C "$repo" -c core.worktree="$repo" status >/dev/null 2>&1 || true
+	git -C "$repo" -c core.worktree="$repo" checkout -q -- notes.txt
+	[ -e "$marks/fsmonitor" ] || [ -e "$marks/clean" ] || fail "the hostile config runs nothing even under plain git"
+	rm -f "$marks"/*
+	(cd "$repo" && te worktree add gh >/dev/null) || fail "worktree add in the hostile repository"
+	wt="$repo-gh"
+	[ -f "$wt/.git" ] || fail "no worktree at $wt (the boundary came from core.worktree?)"
+	(cd "$wt" && te up >/dev/null 2>&1) || fail "up in the worktree"
+	echo "changed" >>"$wt/notes.txt"
+	j=$(te contract -t gh --format json) || fail "contract"
+	assert_eq "$(jq -r .source.worktree_path <<<"$j")" "$(realpath "$wt")"
+	assert_eq "$(jq -r .source.dirty_files <<<"$j")" "1"
+	dir="$WORK/evidence-gh"
+	te evidence -t gh -o "$dir" >/dev/null || fail "evidence"
+	assert_contains "$(cat "$dir/git-status.txt")" " M notes.txt"
+	te down -t gh --volumes --timeout 1 >/dev/null 2>&1
+	(cd "$repo" && te worktree remove gh --force --delete-branch >/dev/null) || fail "worktree remove"
+	assert_eq "$(find "$marks" -type f | wc -l)" "0" "(markers written: $(ls "$marks"))"
+	assert_eq "$(count_task_objects gh)" "0"
+}
+
+# Issue 13, evidence -o DIR: an existing non-empty folder is refused (a
+# pre-planted symlink to a file of the user's is not written through), a
+# DIR that is itself a symlink is refused, nothing outside DIR changes; an
+# existing empty folder is used.
+test_evidence_refuses_planted() {
+	local repo dir victim out rc=0
+	repo=$(contract_repo)
+	(cd "$repo" && te up -t evp >/dev/null 2>&1) || fail "up evp"
+	victim="$WORK/victim.txt"
+	echo "precious" >"$victim"
+	dir="$WORK/evidence-planted"
+	mkdir -p "$dir"
+	ln -s "$victim" "$dir/contract.md"
+	out=$(te evidence -t evp -o "$dir" 2>&1) || rc=$?
+	assert_eq "$rc" "2" "(evidence into a non-empty folder: $out)"
+	assert_contains "$out" "exists and is not empty"
+	assert_eq "$(cat "$victim")" "precious"
+	assert_eq "$(find "$dir" -mindepth 1 | wc -l)" "1" "(files written into the refused folder)"
+	# DIR itself a symlink to an (empty) folder elsewhere.
+	mkdir -p "$WORK/elsewhere"
+	ln -s "$WORK/elsewhere" "$WORK/evidence-link"
+	rc=0
+	out=$(te evidence -t evp -o "$WORK/evidence-link" 2>&1) || rc=$?
+	[ "$rc" != 0 ] || fail "evidence wrote through a symlinked DIR"
+	assert_contains "$out" "symlink"
+	assert_eq "$(find "$WORK/elsewhere" -mindepth 1 | wc -l)" "0"
+	# An empty folder is fine.
+	mkdir -p "$WORK/evidence-empty"
+	te evidence -t evp -o "$WORK/evidence-empty" >/dev/null || fail "evidence into an empty folder"
+	[ -s "$WORK/evidence-empty/contract.json" ] || fail "no contract.json"
+	te down -t evp --volumes --timeout 1 >/dev/null 2>&1
+	assert_eq "$(count_task_objects evp)" "0"
 }

@@ -120,8 +120,9 @@ test_pg_database_isolation() {
 	assert_eq "$(pg_traces dbi-a)$(pg_traces dbi-b)" "00"
 }
 
-# 16 concurrent ups clone one template: all succeed (no SQLSTATE 55006),
-# each clone has the template's data, readable by the task's own role.
+# 16 concurrent ups clone one template, granted from the command line:
+# all succeed (no SQLSTATE 55006), each clone has the template's data,
+# readable by the task's own role.
 test_pg_template_16_concurrent() {
 	drv_servers
 	local dir i pids=() u bad=0
@@ -130,7 +131,7 @@ test_pg_template_16_concurrent() {
 	pg_admin "create table seed(id serial primary key, v text); insert into seed(v) values ('tpl')" app_tpl
 	dir=$(drv_project '{driver: postgres, server: "${PG_ADMIN_URL}", isolation: database, template: app_tpl}')
 	for i in $(seq 1 16); do
-		(cd "$dir" && te up -t "tpl-$i" >"$WORK/tpl-$i.log" 2>&1) &
+		(cd "$dir" && te up -t "tpl-$i" --allow template:app_tpl >"$WORK/tpl-$i.log" 2>&1) &
 		pids+=($!)
 	done
 	for i in $(seq 1 16); do
@@ -206,7 +207,7 @@ test_pg_bad_input() {
 	assert_no_trace bad-pw
 
 	dir=$(drv_project '{driver: postgres, server: "${PG_ADMIN_URL}", isolation: database, template: no_such_tpl}')
-	expect_exit 1 te up -t bad-tpl -f "$dir/compose.yaml"
+	expect_exit 1 te up -t bad-tpl -f "$dir/compose.yaml" --allow template:no_such_tpl
 	assert_contains "$OUT" "resource 'db' (driver postgres): postgres server 127.0.0.1:$PG_PORT: template database 'no_such_tpl' does not exist"
 	assert_no_trace bad-tpl
 	assert_eq "$(pg_traces bad-tpl)$(pg_traces bad-pw)" "00"
@@ -557,4 +558,46 @@ s.serve_forever()' >"$WORK/stub.port" &
 	te down -t rqh --timeout 1 >/dev/null
 	assert_eq "$(rmq_traces rqh)" "0"
 	assert_eq "$(te ps --json | jq '[.[] | select(.task == "rqh")] | length')" "0"
+}
+
+# A Postgres template: is the trusted side's to grant (issue 13): a file
+# naming one that --allow / the user config did not grant is refused at up
+# with its file:line and the --allow that grants it, x-taskenv.allow in the
+# file does not grant it, a system database and another task's database
+# are refused even when granted; nothing is created on the engine or the
+# server. The grant from the user config file works like --allow.
+test_pg_template_grant() {
+	drv_servers
+	local dir out other
+	pg_admin "drop database if exists app_tpl" >/dev/null
+	pg_admin "create database app_tpl" >/dev/null
+	dir=$(drv_project '{driver: postgres, server: "${PG_ADMIN_URL}", isolation: database, template: app_tpl}')
+	expect_exit 1 te up -t tg-a -f "$dir/compose.yaml"
+	assert_contains "$OUT" "compose.yaml:"
+	assert_contains "$OUT" "template: 'app_tpl' is not granted (needs --allow template:app_tpl"
+	assert_no_trace tg-a
+	# The file cannot grant it to itself.
+	sed -i 's/^x-taskenv:$/x-taskenv:\n  allow: [template:app_tpl]/' "$dir/compose.yaml"
+	expect_exit 1 te up -t tg-a -f "$dir/compose.yaml"
+	assert_contains "$OUT" "needs --allow template:app_tpl"
+	assert_no_trace tg-a
+	# Granted from the user config: comes up.
+	printf 'allow: [template:app_tpl]\n' >"$dir/config.yaml"
+	TASKENV_CONFIG="$dir/config.yaml" te up -t tg-a -f "$dir/compose.yaml" >/dev/null 2>&1 || fail "up with the grant in the config"
+	# Another task's database, even granted: refused.
+	other=$(te env -t tg-a | sed -n 's/^TASKENV_DB_DATABASE=//p')
+	[ -n "$other" ] || fail "tg-a has no database"
+	dir=$(drv_project "{driver: postgres, server: \"\${PG_ADMIN_URL}\", isolation: database, template: $other}")
+	expect_exit 1 te up -t tg-b -f "$dir/compose.yaml" --allow "template:$other"
+	assert_contains "$OUT" "template: '$other' is a task's database in this ledger"
+	assert_no_trace tg-b
+	# A system database, even granted: refused.
+	dir=$(drv_project '{driver: postgres, server: "${PG_ADMIN_URL}", isolation: database, template: template1}')
+	expect_exit 1 te up -t tg-b -f "$dir/compose.yaml" --allow template:template1
+	assert_contains "$OUT" "template: 'template1' is a system database"
+	assert_no_trace tg-b
+	assert_eq "$(pg_traces tg-b)" "0"
+	te down -t tg-a --timeout 1 >/dev/null 2>&1
+	assert_eq "$(pg_traces tg-a)" "0"
+	pg_admin "drop database app_tpl" >/dev/null
 }

@@ -1,7 +1,8 @@
 # Issue 4, acceptance 1, on examples/task-services as it is: db (postgres),
 # jobs (rabbitmq) and uploads (s3) with no server:, so on the shared server
 # containers taskenv starts itself (taskenv-shared-<driver>-<ledger id[:8]>,
-# label io.taskenv.shared=<driver>). Two tasks come up at once; from inside
+# label io.taskenv.shared=<driver>; s3 on each task's own server container
+# <task>-taskenv-s3, label io.taskenv.server=s3). Two tasks come up at once; from inside
 # each task's app container (taskenv exec) and from the host (taskenv env)
 # each reaches its own schema, vhost and bucket; task A's credentials do not
 # open B's, and A's containers cannot reach B's containers by name, nor
@@ -216,10 +217,9 @@ reach_network() {
 # After down: nothing of either task on any of the three servers (asked
 # inside each shared container, as its administrator).
 reach_no_traces() {
-	local id=$1 pg rmq s3 port out
+	local id=$1 pg rmq out
 	pg=taskenv-shared-postgres-${id:0:8}
 	rmq=taskenv-shared-rabbitmq-${id:0:8}
-	s3=taskenv-shared-s3-${id:0:8}
 	out=$(rdocker exec "$pg" psql -X -At -U postgres -d postgres -c \
 		"select rolname from pg_roles where rolname like 'te\\_rch\\_%'
 		 union all select nspname from pg_namespace where nspname like 'te\\_rch\\_%'
@@ -231,11 +231,8 @@ reach_no_traces() {
 	assert_not_contains "$out" "te_rch-"
 	out=$(rdocker exec "$rmq" rabbitmqctl -q list_users)
 	assert_not_contains "$out" "te_rch-"
-	port=$(inspect_c "$s3" | jq -r '.NetworkSettings.Ports["4568/tcp"][0].HostPort')
-	out=$(curl -fsS --aws-sigv4 "aws:amz:us-east-1:s3" -u S3RVER:S3RVER -H "x-amz-content-sha256: UNSIGNED-PAYLOAD" \
-		"http://127.0.0.1:$port/")
-	assert_contains "$out" "ListAllMyBucketsResult"
-	assert_not_contains "$out" "<Name>te-rch-"
+	# Each task's s3 server (and every bucket on it) went with the task.
+	assert_eq "$(engine_names containers io.taskenv.server=s3 | grep -c '^rch-')" "0" "(s3 servers of rch-a/rch-b)"
 }
 
 test_reach_two_tasks() {
@@ -253,8 +250,13 @@ test_reach_two_tasks() {
 	id=$(inspect_c rch-a-app-1 | jq -r '.Config.Labels["io.taskenv.ledger"]')
 	REACH_ID=$id
 	shared=$(reach_shared "$id")
-	for d in postgres rabbitmq s3; do
+	for d in postgres rabbitmq; do
 		assert_eq "$(grep -c "^taskenv-shared-$d-${id:0:8}$" <<<"$shared")" "1" "(one shared $d container: $shared)"
+	done
+	assert_eq "$(grep -c "^taskenv-shared-s3" <<<"$shared")" "0" "(no shared s3 container: $shared)"
+	for d in rch-a rch-b; do
+		assert_eq "$(inspect_c "$d-taskenv-s3" | jq -r '.NetworkSettings.Networks | keys | join(",")')" \
+			"${d}_default" "($d's own s3 server, on its network only)"
 	done
 	reach_inside rch-a
 	reach_inside rch-b

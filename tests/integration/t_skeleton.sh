@@ -112,7 +112,7 @@ test_up_is_idempotent() {
 	p1=$(task_port again web 80)
 	id1=$(api GET /containers/again-web-1/json | jq -r .Id)
 	out=$(cd "$dir" && te up -t again 2>&1)
-	assert_contains "$out" "running"
+	assert_contains "$out" "unchanged"
 	p2=$(task_port again web 80)
 	id2=$(api GET /containers/again-web-1/json | jq -r .Id)
 	assert_eq "$p2" "$p1"

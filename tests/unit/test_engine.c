@@ -30,6 +30,42 @@
 
 /* ---- helpers ---- */
 
+/* The engine client refuses every change without a judge (the gate is
+ * tested in test_gate.c): these tests of the client itself let all pass,
+ * recording the last request the judge saw. */
+struct seen {
+	char method[16], path[256], query[256];
+	char *body; /* owned */
+	int calls;
+	bool refuse;
+};
+
+static struct seen judged;
+
+static int allow_all(void *ctx, const char *method, const char *path, const char *query, const cJSON *body,
+		     struct te_err *err)
+{
+	struct seen *s = ctx;
+
+	s->calls++;
+	snprintf(s->method, sizeof(s->method), "%s", method);
+	snprintf(s->path, sizeof(s->path), "%s", path);
+	snprintf(s->query, sizeof(s->query), "%s", query);
+	free(s->body);
+	s->body = body ? cJSON_PrintUnformatted(body) : NULL;
+	if (s->refuse)
+		return te_err_set(err, TE_E_POLICY, "refused: test");
+	return 0;
+}
+
+static struct engine *open_judged(struct fake_engine *f)
+{
+	struct engine *e = fake_engine_open(f);
+
+	engine_set_judge(e, allow_all, &judged);
+	return e;
+}
+
 static char *make_tmpdir(void)
 {
 	char *dir = xstrdup("/tmp/te-engine-XXXXXX");
@@ -205,7 +241,7 @@ static void test_open_negotiates(void **state)
 		struct engine *e;
 
 		fake_engine_queue_open(f, cases[i].version_json);
-		e = fake_engine_open(f);
+		e = open_judged(f);
 		assert_string_equal(engine_api_version(e), cases[i].api);
 		assert_string_equal(engine_flavor(e), cases[i].flavor);
 		assert_string_equal(engine_version(e), cases[i].version);
@@ -295,7 +331,7 @@ static void test_open_from_ping(void **state)
 		fake_engine_queue_raw(f, 200, c->headers, "OK", 2);
 		if (c->version_json)
 			fake_engine_queue(f, 200, c->version_json);
-		e = fake_engine_open(f);
+		e = open_judged(f);
 		assert_string_equal(engine_api_version(e), c->api);
 		assert_string_equal(engine_flavor(e), c->flavor);
 		fake_engine_assert_req(f, 0, "GET /_ping");
@@ -315,7 +351,7 @@ static void test_version_lazy(void **state)
 
 	fake_engine_queue_raw(f, 200, DOCKERD_PING, "OK", 2);
 	fake_engine_queue(f, 200, fake_engine_docker_version);
-	e = fake_engine_open(f);
+	e = open_judged(f);
 	assert_int_equal(fake_engine_nreq(f), 1);
 	assert_string_equal(engine_version(e), "24.0.7");
 	assert_string_equal(engine_version(e), "24.0.7");
@@ -327,7 +363,7 @@ static void test_version_lazy(void **state)
 	/* A failing /version (the fake answers 500) gives "unknown". */
 	f = fake_engine_new();
 	fake_engine_queue_raw(f, 200, PODMAN_PING, "OK", 2);
-	e = fake_engine_open(f);
+	e = open_judged(f);
 	assert_string_equal(engine_version(e), "unknown");
 	assert_string_equal(engine_flavor(e), "podman");
 	engine_free(e);
@@ -449,7 +485,7 @@ static void test_http_errors(void **state)
 
 		fake_engine_queue_open(f, fake_engine_docker_version);
 		fake_engine_queue(f, c->status, c->body);
-		e = fake_engine_open(f);
+		e = open_judged(f);
 		assert_int_equal(c->call(e, &err), -1);
 		assert_int_equal(err.code, c->code);
 		assert_int_equal(err.http_status, c->status);
@@ -475,7 +511,7 @@ static void test_create_sends_body(void **state)
 	fake_engine_queue_open(f, fake_engine_docker_version);
 	fake_engine_queue(f, 201, "{\"Id\":\"abc123\",\"Warnings\":[]}");
 	fake_engine_queue(f, 201, "{\"Id\":\"net9\",\"Warning\":\"\"}");
-	e = fake_engine_open(f);
+	e = open_judged(f);
 	assert_int_equal(engine_container_create(e, "t1-app-1", cfg, &id, &err), 0);
 	assert_string_equal(id, "abc123");
 	free(id);
@@ -506,7 +542,7 @@ static void test_quirks_succeed(void **state)
 	fake_engine_queue_raw(f, 204, NULL, "", 0);				  /* volume remove */
 	fake_engine_queue(f, 201, "{\"Name\":\"t1_data\",\"Driver\":\"local\"}"); /* volume create */
 	fake_engine_queue_raw(f, 204, NULL, "", 0);				  /* engine_call */
-	e = fake_engine_open(f);
+	e = open_judged(f);
 	assert_int_equal(engine_container_start(e, "c1", &err), 0);
 	assert_int_equal(engine_container_stop(e, "c1", 10, &err), 0);
 	assert_int_equal(engine_network_remove(e, "t1_default", &err), 0);
@@ -537,7 +573,7 @@ static void test_connection_close(void **state)
 	fake_engine_queue_open(f, fake_engine_docker_version);
 	fake_engine_queue_raw(f, 200, "Connection: close\r\n", "{\"Id\":\"c1\"}", 11);
 	fake_engine_queue(f, 200, "{\"Id\":\"c1\"}");
-	e = fake_engine_open(f);
+	e = open_judged(f);
 	assert_int_equal(engine_container_inspect(e, "c1", &j, &err), 0);
 	cJSON_Delete(j);
 	j = NULL;
@@ -566,7 +602,7 @@ static void test_filters(void **state)
 	fake_engine_queue(f, 200, "[{\"Name\":\"t1_default\"}]");
 	fake_engine_queue(f, 200, "{\"Volumes\":null,\"Warnings\":null}");
 	fake_engine_queue(f, 200, "{\"Volumes\":[{\"Name\":\"t1_data\"}],\"Warnings\":[]}");
-	e = fake_engine_open(f);
+	e = open_judged(f);
 	assert_int_equal(engine_container_list(e, "io.taskenv.task=t1", &a, &err), 0);
 	assert_int_equal(cJSON_GetArraySize(a), 1);
 	assert_int_equal(engine_container_list(e, NULL, &b, &err), 0);
@@ -598,7 +634,7 @@ static void test_wrong_shape(void **state)
 	fake_engine_queue_open(f, fake_engine_docker_version);
 	fake_engine_queue(f, 200, "{\"not\":\"an array\"}");
 	fake_engine_queue(f, 200, "[1, 2");
-	e = fake_engine_open(f);
+	e = open_judged(f);
 	assert_int_equal(engine_container_list(e, NULL, &j, &err), -1);
 	assert_null(j);
 	assert_int_equal(err.code, TE_E_FAIL);
@@ -625,7 +661,7 @@ static void test_response_cap(void **state)
 	fake_engine_queue_open(f, fake_engine_docker_version);
 	fake_engine_queue(f, 200, big);
 	fake_engine_queue(f, 200, big);
-	e = fake_engine_open(f);
+	e = open_judged(f);
 	engine_set_response_cap(e, 64);
 	assert_int_equal(engine_container_list(e, NULL, &j, &err), -1);
 	assert_null(j);
@@ -669,7 +705,7 @@ static void test_pull_refs(void **state)
 	fake_engine_queue_open(f, fake_engine_docker_version);
 	for (size_t i = 0; i < n; i++)
 		fake_engine_queue(f, 200, stream);
-	e = fake_engine_open(f);
+	e = open_judged(f);
 	for (size_t i = 0; i < n; i++) {
 		te_autofree char *want = xasprintf("POST /v1.41/images/create?%s", cases[i].req);
 
@@ -720,7 +756,7 @@ static void test_pull_failures(void **state)
 		fake_engine_queue(f, c->status, c->body);
 		if (c->split)
 			fake_engine_split_last(f, c->split);
-		e = fake_engine_open(f);
+		e = open_judged(f);
 		assert_int_equal(engine_image_pull(e, "alpine:3.99", &err), -1);
 		assert_int_equal(err.code, c->code);
 		assert_int_equal(err.http_status, c->status);
@@ -748,7 +784,7 @@ static void test_logs(void **state)
 	fake_engine_queue_raw(f, 200, NULL, "plain tty text\r\n", 16);
 	fake_engine_queue_raw(f, 200, NULL, framed, sizeof(framed) - 1);
 	fake_engine_queue_raw(f, 200, NULL, framed, 12); /* truncated mid-frame */
-	e = fake_engine_open(f);
+	e = open_judged(f);
 	assert_int_equal(engine_container_logs(e, "c1", 100, &out, &err), 0);
 	assert_string_equal(out.data, "hello\noops\n");
 	te_buf_reset(&out);
@@ -797,7 +833,7 @@ static void test_trace(void **state)
 	fake_engine_queue_open(f, fake_engine_docker_version);
 	fake_engine_queue(f, 200, "[]");
 	fake_engine_queue(f, 200, "[]");
-	e = fake_engine_open(f);
+	e = open_judged(f);
 	engine_set_trace(e, record_trace, &t);
 	assert_int_equal(engine_container_list(e, NULL, &j, &err), 0);
 	assert_int_equal(t.calls, 1);
@@ -809,19 +845,71 @@ static void test_trace(void **state)
 	fake_engine_free(f);
 }
 
+/* Without a judge every change is refused before anything is sent; GET
+ * passes. With one, it sees the method, the path without /vX, the query
+ * and the body as sent, and its refusal stops the request. */
+static void test_judge(void **state)
+{
+	struct fake_engine *f = fake_engine_new();
+	te_autojson cJSON *cfg = cJSON_Parse("{\"Image\":\"busybox\"}");
+	te_autojson cJSON *out = NULL;
+	te_autofree char *id = NULL;
+	struct te_err err = {0};
+	struct engine *e;
+
+	(void)state;
+	fake_engine_queue_open(f, fake_engine_docker_version);
+	fake_engine_queue(f, 200, "{\"Id\":\"x\"}");
+	fake_engine_queue(f, 201, "{\"Id\":\"abc\"}");
+	e = fake_engine_open(f);
+	assert_int_equal(engine_container_create(e, "t1-app-1", cfg, &id, &err), -1);
+	assert_int_equal(err.code, TE_E_POLICY);
+	assert_non_null(strstr(err.msg, "no policy gate"));
+	assert_int_equal(engine_container_remove(e, "x", true, &err), -1);
+	assert_int_equal(err.code, TE_E_POLICY);
+	assert_int_equal(engine_container_inspect(e, "x", &out, &err), 0);
+	memset(&judged, 0, sizeof(judged));
+	engine_set_judge(e, allow_all, &judged);
+	judged.refuse = true;
+	assert_int_equal(engine_container_create(e, "t1-app-1", cfg, &id, &err), -1);
+	assert_string_equal(judged.method, "POST");
+	assert_string_equal(judged.path, "/containers/create");
+	assert_string_equal(judged.query, "name=t1-app-1");
+	assert_string_equal(judged.body, "{\"Image\":\"busybox\"}");
+	judged.refuse = false;
+	assert_int_equal(engine_container_create(e, "t1-app-1", cfg, &id, &err), 0);
+	assert_string_equal(id, "abc");
+	assert_int_equal(judged.calls, 2);
+	free(judged.body);
+	memset(&judged, 0, sizeof(judged));
+	engine_free(e);
+	fake_engine_free(f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_resolve_table),  cmocka_unit_test(test_resolve_xdg_podman),
-	    cmocka_unit_test(test_resolve_none),   cmocka_unit_test(test_open_negotiates),
-	    cmocka_unit_test(test_open_failures),  cmocka_unit_test(test_unreachable),
-	    cmocka_unit_test(test_http_errors),	   cmocka_unit_test(test_create_sends_body),
-	    cmocka_unit_test(test_quirks_succeed), cmocka_unit_test(test_connection_close),
-	    cmocka_unit_test(test_filters),	   cmocka_unit_test(test_wrong_shape),
-	    cmocka_unit_test(test_response_cap),   cmocka_unit_test(test_pull_refs),
-	    cmocka_unit_test(test_pull_failures),  cmocka_unit_test(test_logs),
-	    cmocka_unit_test(test_trace),	   cmocka_unit_test(test_open_from_ping),
-	    cmocka_unit_test(test_version_lazy),   cmocka_unit_test(test_open_ping_min_api),
+	    cmocka_unit_test(test_resolve_table),
+	    cmocka_unit_test(test_resolve_xdg_podman),
+	    cmocka_unit_test(test_resolve_none),
+	    cmocka_unit_test(test_open_negotiates),
+	    cmocka_unit_test(test_open_failures),
+	    cmocka_unit_test(test_unreachable),
+	    cmocka_unit_test(test_http_errors),
+	    cmocka_unit_test(test_create_sends_body),
+	    cmocka_unit_test(test_quirks_succeed),
+	    cmocka_unit_test(test_connection_close),
+	    cmocka_unit_test(test_filters),
+	    cmocka_unit_test(test_wrong_shape),
+	    cmocka_unit_test(test_response_cap),
+	    cmocka_unit_test(test_pull_refs),
+	    cmocka_unit_test(test_judge),
+	    cmocka_unit_test(test_pull_failures),
+	    cmocka_unit_test(test_logs),
+	    cmocka_unit_test(test_trace),
+	    cmocka_unit_test(test_open_from_ping),
+	    cmocka_unit_test(test_version_lazy),
+	    cmocka_unit_test(test_open_ping_min_api),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -11,6 +11,7 @@
 #include "common/err.h"
 #include "common/mem.h"
 #include "engine/engine.h"
+#include "services/lifecycle/guard.h"
 #include "services/lifecycle/apply.h"
 #include "services/lifecycle/gc.h"
 #include "services/lifecycle/inuse.h"
@@ -96,15 +97,28 @@ static char *labelled(struct fx *x, const char *id, const char *task, bool confi
 			 id, config ? "\"Config\":{" : "", task, state_ledger_id(x->l), config ? "}" : "");
 }
 
+/* The container ID, once created, answers its inspect with this task's
+ * labels: the gate asks before it lets taskenv start it. */
+static void route_created(struct fx *x, const char *id)
+{
+	te_autofree char *path = xasprintf("/containers/%s/json", id);
+	te_autofree char *json = labelled(x, id, TASK, true);
+
+	fake_engine_route(x->f, "GET", path, 200, json);
+}
+
 /* The engine as `up` finds it: the image present, nothing of the task yet,
  * the network created; the container create answers as the test says. */
 static void route_up(struct fx *x)
 {
+	/* The engine's identity, recorded with the task (issue 18). */
+	fake_engine_route(x->f, "GET", "/info", 200, "{\"ID\":\"FAKE:ENGINE\"}");
 	fake_engine_route(x->f, "GET", "/images/busybox:1/json", 200, "{\"Id\":\"sha256:b0\"}");
 	fake_engine_route(x->f, "GET", "/networks/" NETWORK, 404, "{\"message\":\"network not found\"}");
 	fake_engine_route(x->f, "POST", "/networks/create", 201, "{\"Id\":\"net1\",\"Warning\":\"\"}");
 	fake_engine_route(x->f, "GET", "/containers/" CONTAINER "/json", 404,
 			  "{\"message\":\"No such container: " CONTAINER "\"}");
+	route_created(x, "c1");
 }
 
 /* 204 with no body, as the engine answers a stop or a DELETE. */
@@ -481,11 +495,14 @@ static void test_container_remove_volumes(void **state)
 	struct fx *x = *state;
 	struct te_err err = {0};
 #define MOUNTS(last)                                                                                         \
-	"{\"Id\":\"c1\",\"Created\":\"2024-05-01T10:00:05.9Z\",\"Mounts\":[{\"Type\":\"volume\",\"Name\":"   \
+	"{\"Id\":\"c1\",\"Config\":{\"Labels\":{\"io.taskenv.task\":\"" TASK                                 \
+	"\",\"io.taskenv.ledger\":\"%s\"}},\"Created\":\"2024-05-01T10:00:05.9Z\",\"Mounts\":[{\"Type\":"    \
+	"\"volume\",\"Name\":"                                                                               \
 	"\"anon1\"},{\"Type\":\"volume\",\"Name\":\"t1_data\"},{\"Type\":\"bind\",\"Source\":\"/etc\"},"     \
 	"{\"Type\":\"volume\",\"Name\":\"anon2\"},{\"Type\":\"volume\",\"Name\":\"" last "\"}]}"
-	const char *plain = MOUNTS("gone");
-	const char *given = MOUNTS("loot");
+	te_autofree char *plain = xasprintf(MOUNTS("gone"), state_ledger_id(x->l));
+	te_autofree char *given = xasprintf(MOUNTS("loot"), state_ledger_id(x->l));
+	size_t inspects, libpod;
 #undef MOUNTS
 
 	fake_engine_routes_clear(x->f);
@@ -505,7 +522,11 @@ static void test_container_remove_volumes(void **state)
 	fake_engine_route(x->f, "GET", "/containers/plain/json", 200, plain);
 	fake_engine_route(x->f, "GET", "/containers/given/json", 200, given);
 	fake_engine_route(x->f, "GET", "/containers/gone/json", 404, "{\"message\":\"no such container\"}");
+	/* The gate lets taskenv remove an anonymous volume without labels
+	 * (force=0: the engine keeps one a container still uses). */
+	fake_engine_route(x->f, "GET", "/volumes/anon*", 200, "{\"Name\":\"anon\",\"Labels\":null}");
 	x->e = fake_engine_open(x->f);
+	svc_guard(x->e, x->l);
 
 	assert_int_equal(svc_container_remove(x->e, "plain", -1, &err), 0);
 	assert_int_equal(fake_engine_count(x->f, "DELETE", "/containers/plain?v=1&force=1"), 1);
@@ -522,16 +543,23 @@ static void test_container_remove_volumes(void **state)
 	assert_int_equal(err.code, TE_E_NOTFOUND);
 	engine_free(x->e);
 
-	/* dockerd: the one inspect of "given" so far was Podman's. */
+	/* dockerd: svc_container_remove asks nothing more there; the gate
+	 * inspects "given" once before it lets the DELETE go. */
+	inspects = fake_engine_count(x->f, "GET", "/containers/given/json");
+	libpod = fake_engine_count(x->f, "GET", "/libpod/*");
 	fake_engine_routes_clear(x->f);
 	fake_engine_route_docker_ping(x->f);
 	route_204(x, "DELETE", "/containers/*");
+	fake_engine_route(x->f, "GET", "/containers/given/json", 200, given);
 	x->e = engine_open(fake_engine_socket(x->f), &err);
 	assert_non_null(x->e);
+	svc_guard(x->e, x->l);
 	assert_int_equal(svc_container_remove(x->e, "given", -1, &err), 0);
 	assert_int_equal(fake_engine_count(x->f, "DELETE", "/containers/given?v=1&force=1"), 1);
-	assert_int_equal(fake_engine_count(x->f, "GET", "/containers/given/json"), 1);
-	assert_int_equal(fake_engine_count(x->f, "GET", "/libpod/*"), 8); /* 4 mounts each, on Podman */
+	assert_int_equal(fake_engine_count(x->f, "GET", "/containers/given/json"), inspects + 1);
+	assert_int_equal(fake_engine_count(x->f, "GET", "/libpod/*"), libpod);
+	/* 4 mounts each, on Podman, and the gate's look at each anonymous volume removed */
+	assert_int_equal(libpod, 8 + 2);
 }
 
 /* An engine that ignores the label filter of gc's list calls answers
@@ -561,8 +589,14 @@ static void test_gc_filter_ignored(void **state)
 	fake_engine_route(x->f, "GET", "/networks?filters=*", 200, list);
 	fake_engine_route(x->f, "GET", "/volumes?filters=*", 200, vols);
 	fake_engine_route(x->f, "GET", "/containers/json?all=1", 200, "[]");
-	fake_engine_route(x->f, "GET", "/containers/e/json", 200, "{\"Id\":\"e\"}");
-	fake_engine_route(x->f, "GET", "/networks/e", 200, "{\"Id\":\"e\",\"Name\":\"e\"}");
+	te_autofree char *e_labels = xasprintf(
+	    "\"Labels\":{\"io.taskenv.task\":\"t9\",\"io.taskenv.ledger\":\"%s\"}", state_ledger_id(x->l));
+	te_autofree char *e_container = xasprintf("{\"Id\":\"e\",\"Config\":{%s}}", e_labels);
+	te_autofree char *e_object = xasprintf("{\"Id\":\"e\",\"Name\":\"e\",%s}", e_labels);
+
+	fake_engine_route(x->f, "GET", "/containers/e/json", 200, e_container);
+	fake_engine_route(x->f, "GET", "/networks/e", 200, e_object);
+	fake_engine_route(x->f, "GET", "/volumes/e", 200, e_object);
 	fake_engine_route(x->f, "GET", "/containers/*/json", 404, "{\"message\":\"no such container\"}");
 	route_204(x, "DELETE", "*/e*");
 	x->e = fake_engine_open(x->f);

@@ -12,6 +12,7 @@
 #include "services/model/compose.h"
 #include "services/model/plan.h"
 #include "services/model/load.h"
+#include "services/model/config_hash.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -424,6 +425,106 @@ static void test_levels(void **state)
 	svc_plan_free(plan);
 }
 
+/* The hash and parts of the body of APP (replica 1) in P planned as TASK in
+ * LEDGER, with HOST_PORT for its first port and IMAGE_ID; *PARTS owned. */
+static char *app_hash(const struct svc_project *p, const char *task, const char *ledger, int host_port,
+		      const char *image_id, char *const *extra, char **parts)
+{
+	struct te_err err = {0};
+	struct svc_plan *plan = svc_plan_build(p, task, ledger, &err);
+	int ports[3] = {host_port, 20001, 0};
+	const struct svc_plan_container *c = NULL;
+	char *h;
+	cJSON *b;
+
+	assert_non_null(plan);
+	for (size_t i = 0; i < plan->n_containers; i++)
+		if (strcmp(plan->containers[i].svc->name, "app") == 0)
+			c = &plan->containers[i];
+	assert_non_null(c);
+	b = svc_plan_container_body(plan, c, ports);
+	h = svc_config_hash(b, image_id, extra, parts);
+	cJSON_Delete(b);
+	svc_plan_free(plan);
+	return h;
+}
+
+/* What changes the configuration hash, and what does not; the parts name
+ * what changed. */
+static void test_config_hash(void **state)
+{
+	struct svc_project p;
+	struct svc_service s[3];
+	static char *other_files[] = {"/p/compose.yaml", "/p/other.yaml", NULL};
+	static struct svc_kv env2[] = {{"DATABASE_HOST", "elsewhere", {0}}};
+	static struct svc_kv labels2[] = {{"team", "edge", {0}}, {"io.taskenv.task", "forged", {0}}};
+	static char *cmd2[] = {"httpd", "-v", NULL};
+	static char *nets[] = {"t1_extra", NULL};
+	te_autofree char *p0 = NULL;
+	te_autofree char *p1 = NULL;
+	te_autofree char *pc = NULL;
+	te_autofree char *h0 = NULL;
+	te_autofree char *h1 = NULL;
+	te_autofree char *h2 = NULL;
+	te_autofree char *h3 = NULL;
+	te_autofree char *changed = NULL;
+
+	project_init(&p, s);
+	h0 = app_hash(&p, "t1", "L1", 20000, "sha256:aa", NULL, &p0);
+	assert_int_equal(strlen(h0), 64);
+	/* The same file: the same hash, whatever the ledger or the file list (labels taskenv writes). */
+	h1 = app_hash(&p, "t1", "L1", 20000, "sha256:aa", NULL, &p1);
+	assert_string_equal(h1, h0);
+	assert_string_equal(p1, p0);
+	assert_null(svc_config_changes(p0, p1));
+	free(h1);
+	h1 = app_hash(&p, "t1", "OTHER-LEDGER", 20000, "sha256:aa", NULL, NULL);
+	assert_string_equal(h1, h0);
+	p.files = other_files;
+	free(h1);
+	h1 = app_hash(&p, "t1", "L1", 20000, "sha256:aa", NULL, NULL);
+	assert_string_equal(h1, h0);
+	p.files = files;
+
+	/* Each of these changes it, and is named. */
+	struct {
+		const char *what;
+		int port;
+		const char *image;
+		char *const *extra;
+	} cases[] = {
+	    {"ports", 20002, "sha256:aa", NULL},
+	    {"image", 20000, "sha256:bb", NULL},
+	    {"networks", 20000, "sha256:aa", nets},
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		free(h2);
+		free(pc);
+		free(changed);
+		h2 = app_hash(&p, "t1", "L1", cases[i].port, cases[i].image, cases[i].extra, &pc);
+		assert_string_not_equal(h2, h0);
+		changed = svc_config_changes(p0, pc);
+		assert_string_equal(changed, cases[i].what);
+	}
+	s[1].environment = env2;
+	s[1].command = cmd2;
+	s[1].labels = labels2;
+	free(pc);
+	free(changed);
+	h3 = app_hash(&p, "t1", "L1", 20000, "sha256:aa", NULL, &pc);
+	assert_string_not_equal(h3, h0);
+	changed = svc_config_changes(p0, pc);
+	assert_string_equal(changed, "command, env, labels");
+	/* A container from before the label: "configuration". */
+	free(changed);
+	changed = svc_config_changes(NULL, pc);
+	assert_string_equal(changed, "configuration");
+	/* A part only the old one had is named too. */
+	free(changed);
+	changed = svc_config_changes("env=00000000,gone=11111111", "env=00000000");
+	assert_string_equal(changed, "gone");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -437,6 +538,7 @@ int main(void)
 	    cmocka_unit_test(test_engine_mapping),
 	    cmocka_unit_test(test_replicas_links_volumes_from),
 	    cmocka_unit_test(test_levels),
+	    cmocka_unit_test(test_config_hash),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

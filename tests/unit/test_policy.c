@@ -1,6 +1,8 @@
-/* The policy: every refusal, table-driven, with its location and exception
- * name; exceptions from the file and from the caller; bind sources judged
- * after realpath; the defaults and their variables. Also Compose durations
+/* The policy, now the gate's (services/gate/, judged on the plan's Engine
+ * bodies as `taskenv check` does): every refusal, table-driven, with its
+ * location and exception name; exceptions only from the caller (the file's
+ * x-taskenv.allow names them, never grants); bind sources judged after
+ * realpath; the defaults and their variables. Also Compose durations
  * and byte sizes, and the merge of several files (services/merge.c). */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -14,6 +16,10 @@
 #include "services/model/compose.h"
 #include "services/model/load.h"
 #include "services/model/policy.h"
+#include "services/gate/gate.h"
+#include "services/model/plan.h"
+#include "services/gate/gate.h"
+#include "services/lifecycle/guard.h"
 
 #include <limits.h>
 #include <stdio.h>
@@ -75,6 +81,42 @@ static struct svc_project *load_text(const char *dir, const char *text)
 	return p;
 }
 
+/* The gate's verdict on P, as `taskenv check` gives it: the plan's bodies
+ * and the files' host paths judged, no engine. *OUT owned (findings_free). */
+static void policy_check(const struct svc_project *p, char *const *allow, struct gate_finding **out,
+			 size_t *n)
+{
+	struct te_err err = {0};
+	struct svc_plan *plan = svc_plan_build(p, "t1", "led0", &err);
+	struct gate g = {0};
+
+	if (!plan)
+		fail_msg("plan: %s", err.msg);
+	g.task = xstrdup("t1");
+	g.ledger_id = xstrdup("led0");
+	g.granted = te_strv_dup(allow);
+	g.boundary = gate_project_boundary(p);
+	plan->files_dir = xasprintf("%s/taskenv-files", tmpdir);
+	g.own_dirs = te_strv_push(NULL, xstrdup(plan->files_dir));
+	plan->public_ports = gate_granted(&g, "public-port");
+	svc_guard_plan(&g, NULL, plan);
+	*out = g.v;
+	*n = g.n;
+	g.v = NULL;
+	g.n = 0;
+	gate_release(&g);
+	svc_plan_free(plan);
+}
+
+static void findings_free(struct gate_finding *v, size_t n)
+{
+	struct gate g = {0};
+
+	g.v = v;
+	g.n = n;
+	gate_findings_clear(&g);
+}
+
 struct refusal {
 	const char *snippet; /* lines under services.s (4-space indent added), first at line 4 */
 	const char *allow;   /* the exception it needs, NULL when it must pass */
@@ -103,7 +145,8 @@ static const struct refusal refusals[] = {
     {"security_opt: [\"seccomp:unconfined\"]", "seccomp-unconfined", "security_opt", 4},
     {"security_opt: [\"apparmor=unconfined\"]", "apparmor-unconfined", "security_opt", 4},
     {"security_opt: [\"label:disable\"]", "label-disable", "security_opt", 4},
-    {"security_opt: [\"seccomp=./profile.json\", \"label=type:svirt_apache_t\"]", NULL, NULL, 0},
+    {"security_opt: [\"label=type:svirt_apache_t\"]", NULL, NULL, 0},
+    {"security_opt: [\"seccomp=./profile.json\"]", "seccomp-profile", "security_opt", 4},
     {"volumes: [\"/var/run/docker.sock:/var/run/docker.sock\"]", "engine-socket", "volumes", 4},
     {"volumes:\n  - /run/podman/podman.sock:/s", "engine-socket", "volumes", 5},
     {"volumes: [\"/etc:/host-etc:ro\"]", "bind-system", "volumes", 4},
@@ -118,8 +161,9 @@ static const struct refusal refusals[] = {
     {"volumes: [\"../elsewhere:/x\"]", "bind-outside-project", "volumes", 4},
     {"volumes: [\"./sub/../../elsewhere:/x\"]", "bind-outside-project", "volumes", 4},
     {"volumes: [\"./data:/x\", \"./data/../data:/y\", \"named:/z\"]", NULL, NULL, 0},
-    {"ports: [\"0.0.0.0:80:80\"]", "public-port", "ports", 4},
-    {"ports:\n  - target: 80\n    host_ip: 192.168.1.5", "public-port", "ports", 5},
+    /* A public host address is bound to 127.0.0.1 (a warning), not refused. */
+    {"ports: [\"0.0.0.0:80:80\"]", NULL, NULL, 0},
+    {"ports:\n  - target: 80\n    host_ip: 192.168.1.5", NULL, NULL, 0},
     {"ports: [\"127.0.0.1:80:80\", \"80\", \"[::1]:81:81\"]", NULL, NULL, 0},
     {"sysctls:\n  kernel.panic: 1", "host-sysctl", "sysctls", 5},
     {"sysctls: [\"vm.swappiness=10\"]", "host-sysctl", "sysctls", 4},
@@ -135,7 +179,7 @@ static void test_refusals(void **state)
 		te_autofree char *indented = NULL;
 		te_autofree char *text = NULL;
 		struct svc_project *p;
-		struct svc_finding *f = NULL;
+		struct gate_finding *f = NULL;
 		size_t n = 0;
 		char *allow[] = {(char *)r->allow, NULL};
 
@@ -154,7 +198,7 @@ static void test_refusals(void **state)
 		}
 		text = xasprintf("services:\n  s:\n    image: x\n%svolumes:\n  named:\n", indented);
 		p = load_text(dir, text);
-		svc_policy_check(p, NULL, &f, &n);
+		policy_check(p, NULL, &f, &n);
 		if (!r->allow && n)
 			fail_msg("case %zu (%s): unexpected finding: %s", i, r->snippet, f[0].reason);
 		if (r->allow) {
@@ -162,48 +206,65 @@ static void test_refusals(void **state)
 
 			if (n != 1)
 				fail_msg("case %zu (%s): %zu findings", i, r->snippet, n);
-			line = svc_finding_format(&f[0]);
+			line = gate_finding_format(&f[0]);
 			assert_string_equal(f[0].allow, r->allow);
 			assert_string_equal(f[0].key, r->key);
 			assert_string_equal(f[0].service, "s");
 			if (f[0].loc.line != r->line)
 				fail_msg("case %zu: line %d, want %d: %s", i, f[0].loc.line, r->line, line);
 			assert_non_null(strstr(line, "compose.yaml:"));
-			svc_findings_free(f, n);
+			findings_free(f, n);
 			/* the same file passes once the exception is granted */
-			svc_policy_check(p, allow, &f, &n);
+			policy_check(p, allow, &f, &n);
 			assert_int_equal(n, 0);
 		}
-		svc_findings_free(f, n);
+		findings_free(f, n);
 		svc_project_free(p);
 	}
 }
 
+/* x-taskenv.allow names what the file needs and grants nothing: each
+ * name not granted is a finding of its own, and so is what it covers. */
 static void test_allow_in_file_and_validate(void **state)
 {
 	struct svc_project *p = load_text("allowfile", "x-taskenv:\n  allow: [privileged]\n"
 						       "services:\n  s:\n    image: x\n    privileged: true\n"
 						       "    pid: host\n");
-	struct svc_finding *f = NULL;
+	struct gate_finding *f = NULL;
 	size_t n = 0;
 	struct te_err err = {0};
 	char *bad[] = {(char *)"privilegd", NULL};
+	char *granted[] = {(char *)"privileged", NULL};
 
-	svc_policy_check(p, NULL, &f, &n);
+	policy_check(p, NULL, &f, &n);
+	assert_int_equal(n, 3);
+	assert_string_equal(f[0].allow, "privileged");
+	assert_string_equal(f[0].key, "allow");
+	assert_non_null(strstr(f[0].reason, "--allow privileged"));
+	assert_string_equal(f[1].allow, "privileged");
+	assert_int_equal(f[1].loc.line, 6);
+	assert_string_equal(f[2].allow, "host-pid");
+	assert_int_equal(f[2].loc.line, 7);
+	assert_int_equal(f[2].loc.col, 5);
+	findings_free(f, n);
+	policy_check(p, granted, &f, &n);
 	assert_int_equal(n, 1);
 	assert_string_equal(f[0].allow, "host-pid");
-	assert_int_equal(f[0].loc.line, 7);
-	assert_int_equal(f[0].loc.col, 5);
-	svc_findings_free(f, n);
-	assert_int_equal(svc_policy_validate(p, NULL, &err), 0);
-	assert_int_equal(svc_policy_validate(p, bad, &err), -1);
+	findings_free(f, n);
+	assert_int_equal(gate_exceptions_validate(p->allow, "x-taskenv.allow", &err), 0);
+	assert_int_equal(gate_exceptions_validate(bad, "--allow", &err), -1);
 	assert_int_equal(err.code, TE_E_USAGE);
 	assert_non_null(strstr(err.msg, "privilegd"));
 	svc_project_free(p);
 	p = load_text("allowbad", "x-taskenv:\n  allow: [everything]\nservices:\n  s:\n    image: x\n");
-	assert_int_equal(svc_policy_validate(p, NULL, &err), -1);
-	assert_int_equal(err.code, TE_E_COMPOSE);
+	assert_int_equal(gate_exceptions_validate(p->allow, "x-taskenv.allow", &err), -1);
+	assert_non_null(strstr(err.msg, "'everything' in x-taskenv.allow"));
 	svc_project_free(p);
+	/* template:NAME is a name with a parameter (lifecycle/pgtpl.h grants it). */
+	assert_true(gate_exception_known("template:app_tpl"));
+	assert_false(gate_exception_known("template:"));
+	assert_false(gate_exception_known("template:a b"));
+	assert_false(gate_exception_known("template:a;drop"));
 }
 
 /* A symlink inside the project pointing out of it is judged by its target;
@@ -215,24 +276,24 @@ static void test_symlink_and_multiple(void **state)
 	te_autofree char *ssh = xasprintf("%s/.ssh", tmpdir);
 	struct svc_project *p = load_text("symproj", "services:\n  s:\n    image: x\n    volumes:\n"
 						     "      - ./data/sub:/d\n      - /:/host\n");
-	struct svc_finding *f = NULL;
+	struct gate_finding *f = NULL;
 	size_t n = 0;
 	char *some[] = {(char *)"bind-system", NULL};
 
 	assert_int_equal(mkdir(outside, 0700), 0);
 	assert_int_equal(mkdir(ssh, 0700), 0);
 	assert_int_equal(symlink(outside, link), 0);
-	svc_policy_check(p, NULL, &f, &n);
+	policy_check(p, NULL, &f, &n);
 	/* ./data/sub -> outside/sub; / -> engine-socket? (no socket here), system */
 	assert_true(n >= 2);
 	assert_string_equal(f[0].allow, "bind-outside-project");
 	assert_non_null(strstr(f[0].reason, outside));
 	assert_int_equal(f[0].loc.line, 5);
-	svc_findings_free(f, n);
-	svc_policy_check(p, some, &f, &n);
+	findings_free(f, n);
+	policy_check(p, some, &f, &n);
 	for (size_t i = 0; i < n; i++)
 		assert_string_not_equal(f[i].allow, "bind-system");
-	svc_findings_free(f, n);
+	findings_free(f, n);
 	svc_project_free(p);
 }
 
@@ -247,10 +308,10 @@ static void test_secret_files(void **state)
 						     "  creds:\n    file: ~/.ssh/id_ed25519\n"
 						     "  fromenv:\n    environment: TOKEN\n"
 						     "configs:\n  sys:\n    file: /etc/hostname\n");
-	struct svc_finding *f = NULL;
+	struct gate_finding *f = NULL;
 	size_t n = 0;
 
-	svc_policy_check(p, NULL, &f, &n);
+	policy_check(p, NULL, &f, &n);
 	assert_int_equal(n, 3);
 	assert_string_equal(f[0].allow, "bind-outside-project");
 	assert_string_equal(f[0].key, "secrets");
@@ -258,7 +319,7 @@ static void test_secret_files(void **state)
 	assert_string_equal(f[1].allow, "bind-credentials");
 	assert_string_equal(f[2].allow, "bind-system");
 	assert_string_equal(f[2].key, "configs");
-	svc_findings_free(f, n);
+	findings_free(f, n);
 	svc_project_free(p);
 }
 
@@ -270,21 +331,21 @@ static void test_engine_socket_from_env(void **state)
 	te_autofree char *text =
 	    xasprintf("services:\n  s:\n    image: x\n    volumes: [\"%s:/e\"]\n", sockdir);
 	struct svc_project *p;
-	struct svc_finding *f = NULL;
+	struct gate_finding *f = NULL;
 	size_t n = 0;
 
 	assert_int_equal(mkdir(sockdir, 0700), 0);
 	p = load_text("sockproj", text);
-	svc_policy_check(p, NULL, &f, &n);
+	policy_check(p, NULL, &f, &n);
 	assert_int_equal(n, 1);
 	assert_string_equal(f[0].allow, "bind-outside-project");
-	svc_findings_free(f, n);
+	findings_free(f, n);
 	setenv("DOCKER_HOST", sock, 1);
-	svc_policy_check(p, NULL, &f, &n);
+	policy_check(p, NULL, &f, &n);
 	unsetenv("DOCKER_HOST");
 	assert_int_equal(n, 1);
 	assert_string_equal(f[0].allow, "engine-socket");
-	svc_findings_free(f, n);
+	findings_free(f, n);
 	svc_project_free(p);
 }
 

@@ -67,12 +67,12 @@ static void test_driver_kinds(void **state)
 }
 
 /* Engine rows: found, removed; those listed by label say how to read a
- * list entry. Teardown order: containers, driver objects, networks,
- * images, volumes. */
+ * list entry. Teardown order: containers, driver objects, the task's own
+ * server containers they live on, networks, images, volumes. */
 static void test_engine_rows(void **state)
 {
-	static const enum svc_res_kind order[] = {SVC_RES_CONTAINER, SVC_RES_POSTGRES_ROLE, SVC_RES_NETWORK,
-						  SVC_RES_IMAGE, SVC_RES_VOLUME};
+	static const enum svc_res_kind order[] = {SVC_RES_CONTAINER, SVC_RES_POSTGRES_ROLE, SVC_RES_S3_SERVER,
+						  SVC_RES_NETWORK,   SVC_RES_IMAGE,	    SVC_RES_VOLUME};
 
 	for (int i = 0; i < SVC_RES_COUNT; i++) {
 		const struct svc_res_kind_ops *k = svc_res_kind(i);
@@ -81,6 +81,8 @@ static void test_engine_rows(void **state)
 			assert_int_equal(k->down_order, svc_res_kind(SVC_RES_POSTGRES_ROLE)->down_order);
 			continue;
 		}
+		if (svc_res_kind_process(i))
+			continue; /* test_process_rows */
 		assert_true(svc_res_kind_engine(i));
 		assert_non_null(k->inspect);
 		assert_non_null(k->remove);
@@ -100,9 +102,44 @@ static void test_engine_rows(void **state)
 	assert_true(svc_res_kind(SVC_RES_VOLUME)->by_name);
 	assert_true(svc_res_kind(SVC_RES_IMAGE)->by_name);
 	assert_false(svc_res_kind(SVC_RES_CONTAINER)->by_name);
+	/* A task's own server is a container the container list shows (gc,
+	 * verify: recorded under another kind), with no list of its own. */
+	assert_true(svc_res_kind_container("s3-server"));
+	assert_true(svc_res_kind_container("container"));
+	assert_false(svc_res_kind_container("network"));
+	assert_null(svc_res_kind(SVC_RES_S3_SERVER)->list);
 }
 
 /* Rows the engine cannot be asked about fail without a call. */
+/* A host process (the broker) is neither an engine object nor a driver's:
+ * both of its hooks, none of theirs, and `ps` and `down` find it by kind. */
+static void test_process_rows(void **state)
+{
+	int n = 0;
+
+	for (int i = 0; i < SVC_RES_COUNT; i++) {
+		const struct svc_res_kind_ops *k = svc_res_kind(i);
+
+		if (!k->proc_stop && !k->proc_alive)
+			continue;
+		n++;
+		assert_true(svc_res_kind_process(i));
+		assert_false(svc_res_kind_engine(i));
+		assert_non_null(k->proc_stop);
+		assert_non_null(k->proc_alive);
+		assert_null(k->driver);
+		assert_null(k->inspect);
+		assert_null(k->remove);
+		assert_null(k->list);
+		assert_false(k->proc_alive(NULL));
+		assert_false(k->proc_alive("garbage"));
+		assert_false(k->proc_alive("1:-5")); /* pid 1, not at that start time */
+	}
+	assert_int_equal(n, 1);
+	assert_true(svc_res_kind_process(SVC_RES_BROKER));
+	assert_string_equal(svc_res_kind_name(SVC_RES_BROKER), "broker");
+}
+
 static void test_inspect_refuses(void **state)
 {
 	struct te_err err = {0};
@@ -123,6 +160,7 @@ int main(void)
 	    cmocka_unit_test(test_rows),
 	    cmocka_unit_test(test_driver_kinds),
 	    cmocka_unit_test(test_engine_rows),
+	    cmocka_unit_test(test_process_rows),
 	    cmocka_unit_test(test_inspect_refuses),
 	};
 

@@ -12,6 +12,7 @@
 #include "common/mem.h"
 #include "drivers/driver.h"
 #include "drivers/http.h"
+#include "drivers/postgres.h"
 #include "services/model/compose.h"
 #include "services/model/load.h"
 
@@ -322,6 +323,40 @@ static void test_admin_url(void **state)
 	assert_null(s.base);
 	assert_int_equal(drv_http_server_parse("not a url", "x", false, "bad", &s, &err), -1);
 	assert_string_equal(err.msg, "bad");
+	/* http(s) only: a file:// or gopher:// "server" is no server (issue 13). */
+	assert_int_equal(drv_http_server_parse("file://a:b@localhost/etc/passwd", "x", true, "bad", &s, &err),
+			 -1);
+	assert_int_equal(drv_http_server_parse("gopher://a:b@h:70", "x", true, "bad", &s, &err), -1);
+}
+
+/* The server image is the trusted side's (issue 13): refused, as the
+ * policy refuses (TE_E_POLICY: exit 1), with the key's position. */
+static void test_resource_image_refused(void **state)
+{
+	te_autofree char *path = write_file("x-taskenv:\n  resources:\n    db: {driver: postgres, image: x}\n"
+					    "services:\n  app: {image: x}\n");
+	te_autofree char *want = xasprintf(
+	    "%s:3:28: x-taskenv.resources.db.image: the server container's image comes from taskenv or the "
+	    "trusted config (shared_images.postgres in the user config file), never from the Compose file",
+	    path);
+	struct te_err err = {0};
+
+	assert_null(load(path, &err));
+	assert_int_equal(err.code, TE_E_POLICY);
+	assert_string_equal(err.msg, want);
+}
+
+/* A libpq URL, and only parameters that pick the server and the login. */
+static void test_pg_url(void **state)
+{
+	assert_true(drv_pg_url_ok("postgresql://a:b@127.0.0.1:5432/postgres"));
+	assert_true(drv_pg_url_ok("postgres://a:b@h/db?sslmode=require&connect_timeout=3"));
+	assert_false(drv_pg_url_ok("host=h user=a passfile=/etc/shadow"));
+	assert_false(drv_pg_url_ok("postgresql://a@h/db?passfile=/etc/shadow"));
+	assert_false(drv_pg_url_ok("postgresql://a@h/db?sslkey=/home/u/.ssh/id_rsa"));
+	assert_false(drv_pg_url_ok("postgresql://a@h/db?service=x"));
+	assert_false(drv_pg_url_ok("http://a:b@h:1"));
+	assert_false(drv_pg_url_ok(NULL));
 }
 
 /* Connection values from the ledger detail: host side as recorded; the
@@ -390,11 +425,17 @@ static void test_describe_fields(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_resources_good),   cmocka_unit_test(test_resources_shared),
-	    cmocka_unit_test(test_resources_errors), cmocka_unit_test(test_object_names),
-	    cmocka_unit_test(test_admin_url),	     cmocka_unit_test(test_s3_describe),
-	    cmocka_unit_test(test_describe_fields),  cmocka_unit_test(test_plain_names),
+	    cmocka_unit_test(test_resources_good),
+	    cmocka_unit_test(test_resources_shared),
+	    cmocka_unit_test(test_resources_errors),
+	    cmocka_unit_test(test_object_names),
+	    cmocka_unit_test(test_admin_url),
+	    cmocka_unit_test(test_s3_describe),
+	    cmocka_unit_test(test_describe_fields),
+	    cmocka_unit_test(test_plain_names),
 	    cmocka_unit_test(test_template_build),
+	    cmocka_unit_test(test_pg_url),
+	    cmocka_unit_test(test_resource_image_refused),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

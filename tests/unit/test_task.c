@@ -145,6 +145,9 @@ static void test_resolve_git_branch(void **state)
 	te_autofree char *plain = NULL;
 	te_autofree char *sub = NULL;
 	te_autofree char *name2 = NULL;
+	te_autofree char *name3 = NULL;
+	te_autofree char *name4 = NULL;
+	te_autofree char *other = NULL;
 
 	if (!have_git())
 		skip();
@@ -152,7 +155,9 @@ static void test_resolve_git_branch(void **state)
 	name = svc_task_resolve(NULL, NULL, repo, &err);
 	if (!name)
 		fail_msg("resolve: %s", err.msg);
-	assert_string_equal(name, "auth-refactor");
+	/* The branch after its last '/', then six hex digits of the work tree. */
+	assert_int_equal(strlen(name), strlen("auth-refactor-") + 6);
+	assert_memory_equal(name, "auth-refactor-", strlen("auth-refactor-"));
 
 	/* From a subdirectory of the work tree, and a branch without '/'. */
 	plain = git_repo("r2", "main");
@@ -161,7 +166,17 @@ static void test_resolve_git_branch(void **state)
 	name2 = svc_task_resolve(NULL, NULL, sub, &err);
 	if (!name2)
 		fail_msg("resolve: %s", err.msg);
-	assert_string_equal(name2, "main");
+	assert_memory_equal(name2, "main-", 5);
+	assert_int_equal(strlen(name2), 11);
+	/* The same checkout from its top: the same task. */
+	name3 = svc_task_resolve(NULL, NULL, plain, &err);
+	assert_non_null(name3);
+	assert_string_equal(name3, name2);
+	/* Another checkout on the same branch: another task. */
+	other = git_repo("r2b", "main");
+	name4 = svc_task_resolve(NULL, NULL, other, &err);
+	assert_non_null(name4);
+	assert_string_not_equal(name4, name2);
 
 	/* TASKENV_TASK still beats the branch. */
 	free(name2);
@@ -180,9 +195,11 @@ static void test_resolve_git_branch_refused(void **state)
 	repo = git_repo("r3", "Feature/Foo");
 	assert_null(svc_task_resolve(NULL, NULL, repo, &err));
 	assert_int_equal(err.code, TE_E_TASKNAME);
-	assert_string_equal(err.msg, "task name from git branch 'Feature/Foo': invalid task name 'Foo': "
-				     "must match [a-z0-9][a-z0-9_-]{0,62} (lowercase letters, digits, '_' "
-				     "and '-', at most 63 characters)");
+	assert_memory_equal(err.msg, "task name from git branch 'Feature/Foo': invalid task name 'Foo-", 64);
+	assert_string_equal(err.msg + 70,
+			    "': "
+			    "must match [a-z0-9][a-z0-9_-]{0,62} (lowercase letters, digits, '_' "
+			    "and '-', at most 63 characters)");
 }
 
 /* A detached HEAD names no branch. */

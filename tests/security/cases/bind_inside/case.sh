@@ -1,0 +1,4 @@
+# shellcheck shell=bash disable=SC2034,SC2154 # sourced by t_security.sh, which reads and sets these
+# benign: a bind inside the project
+VERB=benign
+case_setup() { mkdir -p data; }

@@ -1,0 +1,3 @@
+# shellcheck shell=bash disable=SC2034,SC2154 # sourced by t_security.sh, which reads and sets these
+# include of a file outside the project (the loader: exit 2)
+KEY='include|outside' RC=2

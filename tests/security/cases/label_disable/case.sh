@@ -1,0 +1,3 @@
+# shellcheck shell=bash disable=SC2034,SC2154 # sourced by t_security.sh, which reads and sets these
+# SELinux labels off
+KEY=security_opt ALLOW=refused LINE=6

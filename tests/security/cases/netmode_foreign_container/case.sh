@@ -1,0 +1,4 @@
+# shellcheck shell=bash disable=SC2034,SC2154 # sourced by t_security.sh, which reads and sets these
+# network_mode joins another task's container by name
+KEY=network_mode ALLOW=refused LINE=6
+case_setup() { victim_up; }
