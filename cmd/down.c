@@ -127,7 +127,7 @@ static int run(struct te_ctx *ctx, struct down_args *a, struct te_err *err)
 	    .rmi = !a->rmi			? SVC_RMI_NONE
 		   : strcmp(a->rmi, "all") == 0 ? SVC_RMI_ALL
 						: SVC_RMI_LOCAL,
-	    .progress = a->json ? cmd_progress_collect : cmd_progress,
+	    .progress = a->json ? cmd_progress_outcome : cmd_progress,
 	};
 	struct svc_down_result res;
 	bool missing = false;

@@ -238,14 +238,49 @@ static void owned(struct gate *g, struct req *r, const char *kind, const char *i
 			   o == GATE_OWN_OTHER ? "another task's" : "not taskenv's"));
 }
 
+/* "name=<id:12>_<name>": the 12 hex digits into OUT, else false. */
+static bool recreate_name(const char *query, char out[13])
+{
+	const char *n = strstr(query, "name=");
+
+	if (!n || (n != query && n[-1] != '&'))
+		return false;
+	n += 5;
+	for (size_t i = 0; i < 12; i++)
+		if (!strchr("0123456789abcdef", n[i]) || !n[i])
+			return false;
+	if (n[12] != '_')
+		return false;
+	memcpy(out, n, 12);
+	out[12] = '\0';
+	return true;
+}
+
 static void r_container_create(struct gate *g, struct req *r)
 {
+	char old[13];
+
+	g->recreate_of = recreate_name(r->query, old) ? old : NULL;
 	gate_container_create(g, r->body);
+	g->recreate_of = NULL;
 }
 
 static void r_container(struct gate *g, struct req *r)
 {
 	owned(g, r, "container", r->id[0], true);
+}
+
+/* A recreate's new container takes the old one's name (docs/up.md): a
+ * container of this task, renamed to a name of this task's. */
+static void r_container_rename(struct gate *g, struct req *r)
+{
+	const char *n = strncmp(r->query, "name=", 5) == 0 ? r->query + 5 : NULL;
+	size_t t = g->task ? strlen(g->task) : 0;
+
+	owned(g, r, "container", r->id[0], false);
+	if (!n || strchr(n, '&') || (g->task && (strncmp(n, g->task, t) != 0 || n[t] != '-')))
+		gate_add(g, &r->at, "container", NULL,
+			 xasprintf("rename to '%s': not a container name of this task", n ? n : ""));
 }
 
 /* start / restart: the engine resolves each bind's source again now. */
@@ -301,7 +336,7 @@ static void r_volume_create(struct gate *g, struct req *r)
  * found on its own container (Podman keeps them at v=1, see
  * svc_container_remove) only with force=0, so the engine keeps any that a
  * container, anyone's, still uses. */
-static bool anonymous(const cJSON *v)
+bool gate_volume_anonymous(const cJSON *v)
 {
 	const cJSON *labels = cJSON_GetObjectItemCaseSensitive(v, "Labels");
 
@@ -317,7 +352,7 @@ static void r_volume(struct gate *g, struct req *r)
 
 	if (strcmp(r->query, "force=0") == 0 &&
 	    gate_lookup_owner(g, "volume", r->id[0], &o, &obj, &missing) == 0 && o == GATE_OWN_NONE &&
-	    anonymous(obj))
+	    gate_volume_anonymous(obj))
 		return;
 	owned(g, r, "volume", r->id[0], false);
 }
@@ -349,6 +384,7 @@ static const struct route {
     {"POST", "/containers/*/start", r_container_start},
     {"POST", "/containers/*/restart", r_container_start},
     {"POST", "/containers/*/stop", r_container},
+    {"POST", "/containers/*/rename", r_container_rename},
     {"POST", "/containers/*/kill", r_container},
     {"POST", "/containers/*/wait", r_container},
     {"POST", "/containers/*/pause", r_container},

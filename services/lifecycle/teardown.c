@@ -132,11 +132,10 @@ static int down_one(struct down *d, const struct state_resource *r, struct te_er
 	}
 	d->res->removed++;
 	if (k->kind == SVC_RES_CONTAINER) {
-		snprintf(what, sizeof(what), "stopped and removed (%.1f s)", seconds_since(&t0));
+		snprintf(what, sizeof(what), "stopped (%.1f s)", seconds_since(&t0));
 		step(d, r, what);
-	} else {
-		step(d, r, "removed");
 	}
+	step(d, r, "removed");
 	return mark_removed(d, r, err);
 failed:
 	d->res->remaining++;

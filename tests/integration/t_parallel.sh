@@ -33,7 +33,7 @@ test_slow_stop_overlaps() {
 	out=$(te down -t pslow 2>&1)
 	t1=$(($(date +%s) + 1))
 	grep -Eq 'container +pslow-s1-1 +stopping' <<<"$out" || fail "no stopping line: $out"
-	assert_contains "$out" "stopped and removed ("
+	assert_contains "$out" "stopped ("
 	dies=$(die_times "$t0" "$t1" pslow)
 	assert_eq "$(grep -c . <<<"$dies")" "4" "(die events: $dies)"
 	# Killed after the grace period, not asked to stop at once.
