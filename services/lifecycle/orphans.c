@@ -1,4 +1,5 @@
 #include "services/lifecycle/orphans.h"
+#include "services/lifecycle/guard.h"
 #include "services/lifecycle/reskind.h"
 #include "engine/engine.h"
 #include "state/ledger.h"
@@ -193,7 +194,12 @@ int svc_orphans_remove(struct engine *e, struct ledger *l, const char *ledger_id
 		    "ledger id '%s' is held by the ledger file '%s': take its tasks down through "
 		    "it (TASKENV_STATE=%s taskenv down -t TASK); nothing removed",
 		    ledger_id, file, file);
-	if (svc_res_each_labelled(e, label, "gc --orphans", remove_entry, &g, err) < 0)
+	/* The checks above make this group's objects nobody's but that dead
+	 * ledger's: the gate judges the removals as that ledger's. */
+	svc_guard_ledger_id(e, l, ledger_id);
+	rc = svc_res_each_labelled(e, label, "gc --orphans", remove_entry, &g, err);
+	svc_guard_ledger_id(e, l, NULL);
+	if (rc < 0)
 		return -1;
 	if (*remaining)
 		return te_err_set(err, TE_E_REMAINS, "ledger id '%s': %zu object(s) could not be removed",
