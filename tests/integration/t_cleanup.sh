@@ -68,8 +68,18 @@ test_crash_matrix_down() {
 	done
 	for i in "${!MATRIX_POINTS[@]}"; do
 		task=cm-$i
-		te down -t "$task" --volumes --timeout 0 >/dev/null 2>&1 ||
-			fail "down after a crash at ${MATRIX_POINTS[$i]}"
+		case ${MATRIX_POINTS[$i]} in
+		*-inspect:image:*)
+			# Killed before up records the task: the ledger never knew it,
+			# and down says so (exit 1, docs/verbs.md) with nothing to remove.
+			expect_exit 1 te down -t "$task" --volumes --timeout 0
+			assert_contains "$OUT" "no task '$task' in the ledger"
+			;;
+		*)
+			te down -t "$task" --volumes --timeout 0 >/dev/null 2>&1 ||
+				fail "down after a crash at ${MATRIX_POINTS[$i]}"
+			;;
+		esac
 		assert_task_gone "$task"
 	done
 }
