@@ -80,6 +80,16 @@ static const struct {
      "{\"Config\":{\"Labels\":{\"io.taskenv.task\":\"t2\",\"io.taskenv.ledger\":\"led0\"}}}"},
     {"image", "busybox", "{\"Config\":{\"Labels\":null}}"},
     {"volume", "anon1", "{\"Labels\":{\"com.docker.volume.anonymous\":\"\"}}"},
+    {"volume", "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa", "{\"Labels\":null}"},
+    {"volume", "plain", "{\"Labels\":null}"},
+    /* The old containers of two recreates ("<id:12>_<name>"): ours, t2's. */
+    {"container", "0123456789ab",
+     "{\"Config\":{\"Labels\":{" OURS "}},\"Mounts\":[{\"Type\":\"volume\",\"Name\":\"anon1\"},"
+     "{\"Type\":\"volume\",\"Name\":\"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\"},{"
+     "\"Type\":\"volume\",\"Name\":\"plain\"}]}"},
+    {"container", "abcdefabcdef",
+     "{\"Config\":{\"Labels\":{\"io.taskenv.task\":\"t2\",\"io.taskenv.ledger\":\"led0\"}},"
+     "\"Mounts\":[{\"Type\":\"volume\",\"Name\":\"anon1\"}]}"},
     {"volume", "t2_data", "{\"Labels\":{\"io.taskenv.task\":\"t2\",\"io.taskenv.ledger\":\"led0\"}}"},
 };
 
@@ -281,6 +291,23 @@ static const struct row rows[] = {
     {"connect other net", "POST", "/networks/t2_default/connect", "", "{\"Container\":\"t1-db-1\"}", NULL,
      "another task", NULL},
     {"start own", "POST", "/containers/t1-db-1/start", "", NULL, NULL, NULL, NULL},
+    /* A recreate (docs/up.md): the old container's anonymous volumes, and the rename. */
+    {"recreate takes anon", "POST", "/containers/create", "name=0123456789ab_t1-web-1",
+     HC("\"Binds\":[\"anon1:/cache\"]"), NULL, NULL, NULL},
+    {"recreate takes engine-named", "POST", "/containers/create", "name=0123456789ab_t1-web-1",
+     HC("\"Binds\":[\"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa:/cache\"]"), NULL,
+     NULL, NULL},
+    {"recreate unlabelled named", "POST", "/containers/create", "name=0123456789ab_t1-web-1",
+     HC("\"Binds\":[\"plain:/cache\"]"), NULL, "volume 'plain' is not this task's", "external-volume"},
+    {"anon outside a recreate", CREATE, HC("\"Binds\":[\"anon1:/cache\"]"), NULL,
+     "volume 'anon1' is not this task's", "external-volume"},
+    {"recreate of another task's", "POST", "/containers/create", "name=abcdefabcdef_t1-web-1",
+     HC("\"Binds\":[\"anon1:/cache\"]"), NULL, "volume 'anon1' is not this task's", "external-volume"},
+    {"rename own", "POST", "/containers/t1-db-1/rename", "name=t1-db-1", NULL, NULL, NULL, NULL},
+    {"rename to another task's name", "POST", "/containers/t1-db-1/rename", "name=t2-db-1", NULL, NULL,
+     "not a container name of this task", NULL},
+    {"rename other", "POST", "/containers/t2-db-1/rename", "name=t1-db-1", NULL, NULL, "another task's",
+     NULL},
     {"stop other", "POST", "/containers/t2-db-1/stop", "t=10", NULL, NULL, "another task's", NULL},
     {"kill stranger", "POST", "/containers/stranger/kill", "", NULL, NULL, "not taskenv's", NULL},
     {"delete own", "DELETE", "/containers/t1-db-1", "v=0&force=1", NULL, NULL, NULL, NULL},
