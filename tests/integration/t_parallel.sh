@@ -66,7 +66,7 @@ test_level_errors_per_object() {
 	foreign=$(curl -sS --unix-socket "$SOCK" -X POST -H 'Content-Type: application/json' \
 		-d '{"Image":"taskenv-test/busybox:1","Cmd":["sleep","60"]}' \
 		"http://localhost/containers/create?name=perr-s2-1" | jq -r .Id)
-	[ -n "$foreign" ] && [ "$foreign" != null ] || fail "could not create the foreign container"
+	if [ -z "$foreign" ] || [ "$foreign" = null ]; then fail "could not create the foreign container"; fi
 	expect_exit 1 te up -f "$SLOW_FILE" -t perr
 	assert_contains "$OUT" "perr-s2-1' already exists and does not belong"
 	rows=$(python3 - "$TASKENV_STATE" <<-'PY'
