@@ -165,8 +165,10 @@ int cmd_down(struct te_ctx *ctx, int argc, char **argv)
 	struct te_err err = {0};
 	int code, i = cmd_parse(ctx, argc, argv, &a, &code);
 
-	if (i < 0)
+	if (i < 0) {
+		cJSON_Delete(a.steps);
 		return code;
+	}
 	code = run(ctx, &a, &err) < 0 ? cmd_fail("down", &err) : EXIT_OK;
 	cJSON_Delete(a.steps);
 	return code;
