@@ -1,4 +1,5 @@
 #include "services/contract/verify.h"
+#include "services/contract/verify_int.h"
 #include "services/lifecycle/reskind.h"
 #include "services/lifecycle/allowed.h"
 #include "services/lifecycle/drvrun.h"
@@ -21,20 +22,8 @@
 #include <string.h>
 #include <strings.h>
 
-struct verify {
-	struct engine *e;
-	struct ledger *l;
-	struct svc_snapshot s;
-	cJSON *live;	/* [{"name","row" (index or -1),"inspect"}] every container of the task */
-	cJSON *results; /* the output array */
-	int failed;
-};
-
-static void result(struct verify *v, const char *check, const char *subject, const char *res, const char *fmt,
-		   ...) __attribute__((format(printf, 5, 6)));
-
-static void result(struct verify *v, const char *check, const char *subject, const char *res, const char *fmt,
-		   ...)
+void svc_verify_result(struct verify *v, const char *check, const char *subject, const char *res,
+		       const char *fmt, ...)
 {
 	cJSON *o = cJSON_CreateObject();
 	te_autofree char *ev = NULL;
@@ -52,7 +41,7 @@ static void result(struct verify *v, const char *check, const char *subject, con
 		v->failed++;
 }
 
-static const char *name_of(const cJSON *obj)
+const char *svc_verify_name_of(const cJSON *obj)
 {
 	const char *n = svc_json_str(obj, "Name", NULL);
 
@@ -89,9 +78,9 @@ static void check_recorded(struct verify *v, const cJSON *entries, enum svc_res_
 		if (cJSON_GetObjectItem(it, "inspect"))
 			(*present)++;
 		else
-			result(v, "ledger-engine", r->name, SVC_VERIFY_FAIL,
-			       "recorded %s (ledger state %s) is missing from the engine",
-			       svc_res_kind_name(kind), r->state);
+			svc_verify_result(v, "ledger-engine", r->name, SVC_VERIFY_FAIL,
+					  "recorded %s (ledger state %s) is missing from the engine",
+					  svc_res_kind_name(kind), r->state);
 	}
 }
 
@@ -114,9 +103,9 @@ static int check_unrecorded(struct verify *v, enum svc_res_kind kind, const char
 		const char *n = listed_name(kind, o);
 
 		if (!recorded_as(&v->s, kind, true, n))
-			result(v, "ledger-engine", n, SVC_VERIFY_FAIL,
-			       "%s carries label %s but the ledger has no row for it",
-			       svc_res_kind_name(kind), label);
+			svc_verify_result(v, "ledger-engine", n, SVC_VERIFY_FAIL,
+					  "%s carries label %s but the ledger has no row for it",
+					  svc_res_kind_name(kind), label);
 	}
 	return 0;
 }
@@ -134,9 +123,9 @@ static int check_ledger_engine(struct verify *v, struct te_err *err)
 	    check_unrecorded(v, SVC_RES_VOLUME, label, err) < 0)
 		return -1;
 	if (v->failed == before)
-		result(v, "ledger-engine", v->s.task, SVC_VERIFY_PASS,
-		       "%d recorded objects present on the engine; none unrecorded with label %s", present,
-		       label);
+		svc_verify_result(v, "ledger-engine", v->s.task, SVC_VERIFY_PASS,
+				  "%d recorded objects present on the engine; none unrecorded with label %s",
+				  present, label);
 	return 0;
 }
 
@@ -192,13 +181,14 @@ static void check_binding(struct verify *v, const char *name, const char *servic
 	te_autofree char *subj = xasprintf("%s %s", name, key);
 
 	if (strcmp(ip, "127.0.0.1") != 0)
-		result(v, "ports", subj, SVC_VERIFY_FAIL, "published on '%s:%d', not on 127.0.0.1 only",
-		       *ip ? ip : "0.0.0.0", host);
+		svc_verify_result(v, "ports", subj, SVC_VERIFY_FAIL,
+				  "published on '%s:%d', not on 127.0.0.1 only", *ip ? ip : "0.0.0.0", host);
 	else if (want != host)
-		result(v, "ports", subj, SVC_VERIFY_FAIL, "engine binds 127.0.0.1:%d, the ledger says %d",
-		       host, want);
+		svc_verify_result(v, "ports", subj, SVC_VERIFY_FAIL,
+				  "engine binds 127.0.0.1:%d, the ledger says %d", host, want);
 	else
-		result(v, "ports", subj, SVC_VERIFY_PASS, "127.0.0.1:%d, equal to the ledger's port", host);
+		svc_verify_result(v, "ports", subj, SVC_VERIFY_PASS,
+				  "127.0.0.1:%d, equal to the ledger's port", host);
 }
 
 static void check_ports(struct verify *v)
@@ -212,7 +202,8 @@ static void check_ports(struct verify *v)
 
 		cJSON_ArrayForEach (p, svc_inspect_ports(insp))
 			cJSON_ArrayForEach (b, p)
-				check_binding(v, name_of(insp), svc, svc_inspect_replica(insp), p->string, b);
+				check_binding(v, svc_verify_name_of(insp), svc, svc_inspect_replica(insp),
+					      p->string, b);
 	}
 }
 
@@ -253,13 +244,14 @@ static void check_mount(struct verify *v, const char *cname, const struct state_
 	if (strcmp(svc_json_str(m, "Type", NULL), "bind") != 0)
 		return;
 	if (bad)
-		result(v, "mounts", subj, SVC_VERIFY_FAIL, "host path '%s' exposes '%s'", src, bad);
+		svc_verify_result(v, "mounts", subj, SVC_VERIFY_FAIL, "host path '%s' exposes '%s'", src,
+				  bad);
 	else if (!declared(r, src, dst))
-		result(v, "mounts", subj, SVC_VERIFY_FAIL,
-		       "host path '%s' is mounted but the Compose file did not declare it", src);
+		svc_verify_result(v, "mounts", subj, SVC_VERIFY_FAIL,
+				  "host path '%s' is mounted but the Compose file did not declare it", src);
 	else
-		result(v, "mounts", subj, SVC_VERIFY_PASS, "host path '%s' (%s) is declared", src,
-		       cJSON_IsTrue(cJSON_GetObjectItem(m, "RW")) ? "rw" : "ro");
+		svc_verify_result(v, "mounts", subj, SVC_VERIFY_PASS, "host path '%s' (%s) is declared", src,
+				  cJSON_IsTrue(cJSON_GetObjectItem(m, "RW")) ? "rw" : "ro");
 }
 
 static void check_mounts(struct verify *v)
@@ -274,12 +266,12 @@ static void check_mounts(struct verify *v)
 
 		cJSON_ArrayForEach (m, cJSON_GetObjectItem(insp, "Mounts")) {
 			binds += strcmp(svc_json_str(m, "Type", NULL), "bind") == 0;
-			check_mount(v, name_of(insp), row >= 0 ? &v->s.res[row] : NULL, m, absent);
+			check_mount(v, svc_verify_name_of(insp), row >= 0 ? &v->s.res[row] : NULL, m, absent);
 		}
 	}
 	if (binds == 0 && v->failed == before)
-		result(v, "mounts", v->s.task, SVC_VERIFY_PASS,
-		       "no host path is bind-mounted into any container");
+		svc_verify_result(v, "mounts", v->s.task, SVC_VERIFY_PASS,
+				  "no host path is bind-mounted into any container");
 }
 
 /* ---- inside the containers ---- */
@@ -325,12 +317,15 @@ static int check_socket(struct verify *v, const char *name, struct te_err *err)
 	if (rc < 0)
 		return -1;
 	if (rc > 0)
-		result(v, "engine-socket", name, SVC_VERIFY_NV, "not verifiable in this image (%s)", out);
+		svc_verify_result(v, "engine-socket", name, SVC_VERIFY_NV,
+				  "not verifiable in this image (%s)", out);
 	else if (*out)
-		result(v, "engine-socket", name, SVC_VERIFY_FAIL, "engine socket reachable inside: %s", out);
+		svc_verify_result(v, "engine-socket", name, SVC_VERIFY_FAIL,
+				  "engine socket reachable inside: %s", out);
 	else
-		result(v, "engine-socket", name, SVC_VERIFY_PASS,
-		       "test -S finds no engine socket at the usual paths nor at the engine's own");
+		svc_verify_result(
+		    v, "engine-socket", name, SVC_VERIFY_PASS,
+		    "test -S finds no engine socket at the usual paths nor at the engine's own");
 	return 0;
 }
 
@@ -357,14 +352,14 @@ static int check_limit(struct verify *v, const char *name, const cJSON *hc, cons
 	if (rc < 0)
 		return -1;
 	if (rc > 0 || !*out)
-		result(v, "limits", subj, SVC_VERIFY_NV,
-		       "not verifiable in this image (cgroup file unreadable)");
+		svc_verify_result(v, "limits", subj, SVC_VERIFY_NV,
+				  "not verifiable in this image (cgroup file unreadable)");
 	else if (limit_matches(out, want))
-		result(v, "limits", subj, SVC_VERIFY_PASS, "engine HostConfig.%s=%.0f, cgroup says %s", field,
-		       want, out);
+		svc_verify_result(v, "limits", subj, SVC_VERIFY_PASS,
+				  "engine HostConfig.%s=%.0f, cgroup says %s", field, want, out);
 	else
-		result(v, "limits", subj, SVC_VERIFY_FAIL, "engine HostConfig.%s=%.0f but cgroup says %s",
-		       field, want, out);
+		svc_verify_result(v, "limits", subj, SVC_VERIFY_FAIL,
+				  "engine HostConfig.%s=%.0f but cgroup says %s", field, want, out);
 	return 0;
 }
 
@@ -379,10 +374,11 @@ static int check_inside(struct verify *v, struct te_err *err)
 	cJSON_ArrayForEach (c, v->live) {
 		const cJSON *insp = cJSON_GetObjectItem(c, "inspect");
 		const cJSON *hc = cJSON_GetObjectItem(insp, "HostConfig");
-		const char *name = name_of(insp);
+		const char *name = svc_verify_name_of(insp);
 
 		if (!cJSON_IsTrue(cJSON_GetObjectItem(cJSON_GetObjectItem(insp, "State"), "Running"))) {
-			result(v, "engine-socket", name, SVC_VERIFY_NV, "container is not running");
+			svc_verify_result(v, "engine-socket", name, SVC_VERIFY_NV,
+					  "container is not running");
 			continue;
 		}
 		if (check_socket(v, name, err) < 0 ||
@@ -391,198 +387,6 @@ static int check_inside(struct verify *v, struct te_err *err)
 			return -1;
 	}
 	return 0;
-}
-
-/* ---- what the gate allowed at creation vs the live HostConfig ---- */
-
-/* The "allowed" record of the row that holds container NAME (a service
- * container or a task's own server), or NULL. *ROW_FOUND: some row does. */
-static cJSON *allowed_record(struct verify *v, const char *name, bool *row_found)
-{
-	*row_found = false;
-	for (size_t i = 0; i < v->s.n_res; i++) {
-		const struct state_resource *r = &v->s.res[i];
-		te_autojson cJSON *d = NULL;
-		cJSON *a;
-
-		if (!svc_res_kind_container(r->kind) || strcmp(r->name, name) != 0)
-			continue;
-		*row_found = true;
-		d = r->detail ? cJSON_Parse(r->detail) : NULL;
-		a = cJSON_DetachItemFromObjectCaseSensitive(d, "allowed");
-		if (a)
-			return a;
-	}
-	return NULL;
-}
-
-static bool is_join(const char *mode)
-{
-	return strncmp(mode, "container:", 10) == 0 || strcmp(mode, "host") == 0 ||
-	       strncmp(mode, "ns:", 3) == 0;
-}
-
-/* The id "container:REF" names, or NULL. Owned. */
-static char *joined_id(struct verify *v, const char *mode)
-{
-	te_autojson cJSON *o = NULL;
-	struct te_err ignored;
-
-	if (strncmp(mode, "container:", 10) != 0 ||
-	    engine_container_inspect(v->e, mode + 10, &o, &ignored) < 0)
-		return NULL;
-	return xstrdup(svc_json_str(o, "Id", NULL));
-}
-
-static void check_ns(struct verify *v, const char *cname, const cJSON *hc, const cJSON *allowed,
-		     const char *field, const char *why)
-{
-	const char *live = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(hc, field));
-	const char *was = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(allowed, field));
-	te_autofree char *live_id = NULL;
-	te_autofree char *was_id = NULL;
-
-	if (!live || !is_join(live) || (was && strcmp(live, was) == 0))
-		return;
-	/* The engine's own default when the body set none: dockerd on cgroup
-	 * v1 (or with default-cgroupns-mode host) reports "host". */
-	if (strcmp(field, "CgroupnsMode") == 0 && strcmp(live, "host") == 0 && (!was || !*was))
-		return;
-	live_id = joined_id(v, live);
-	was_id = was ? joined_id(v, was) : NULL;
-	if (live_id && was_id && strcmp(live_id, was_id) == 0)
-		return;
-	result(v, "hostconfig", cname, SVC_VERIFY_FAIL, "HostConfig.%s is '%s' (a namespace join); %s '%s'",
-	       field, live, why, was && *was ? was : "its own");
-}
-
-/* "CAP_SYS_ADMIN" and "sys_admin" are one capability; "x:y" and "x=y",
- * and "no-new-privileges" and "no-new-privileges:true", one option. */
-static char *norm_cap(const char *c)
-{
-	char *n = xstrdup(strncasecmp(c, "CAP_", 4) == 0 ? c + 4 : c);
-
-	for (char *p = n; *p; p++)
-		*p = (char)toupper((unsigned char)*p);
-	return n;
-}
-
-static char *norm_opt(const char *o)
-{
-	char *n = strcmp(o, "no-new-privileges") == 0 ? xstrdup("no-new-privileges=true") : xstrdup(o);
-	char *colon = strchr(n, ':');
-
-	if (colon && (!strchr(n, '=') || colon < strchr(n, '=')))
-		*colon = '=';
-	return n;
-}
-
-static bool listed(const cJSON *a, const char *want, char *(*norm)(const char *))
-{
-	te_autofree char *w = norm ? norm(want) : xstrdup(want);
-	const cJSON *it;
-
-	cJSON_ArrayForEach (it, a) {
-		te_autofree char *x =
-		    cJSON_IsString(it) ? (norm ? norm(it->valuestring) : xstrdup(it->valuestring)) : NULL;
-
-		if (x && strcmp(x, w) == 0)
-			return true;
-	}
-	return false;
-}
-
-static void check_list(struct verify *v, const char *cname, const cJSON *live, const cJSON *allowed,
-		       const char *field, char *(*norm)(const char *), const char *why)
-{
-	const cJSON *it;
-
-	cJSON_ArrayForEach (it, live) {
-		const char *x = cJSON_IsString(it)
-				    ? it->valuestring
-				    : cJSON_GetStringValue(cJSON_GetObjectItem(it, "PathOnHost"));
-
-		if (x && !listed(cJSON_GetObjectItemCaseSensitive(allowed, field), x, norm))
-			result(v, "hostconfig", cname, SVC_VERIFY_FAIL, "HostConfig.%s has '%s'; %s", field,
-			       x, why);
-	}
-}
-
-/* Each bind source now: the engine resolves it again at every start (a
- * restart policy, a daemon restart), without asking taskenv. */
-static void check_binds(struct verify *v, const char *cname, const cJSON *insp, const cJSON *allowed,
-			const char *why)
-{
-	const cJSON *m;
-
-	cJSON_ArrayForEach (m, cJSON_GetObjectItem(insp, "Mounts")) {
-		const char *src = svc_json_str(m, "Source", NULL);
-		te_autofree char *now = NULL;
-		const cJSON *b, *hit = NULL;
-
-		if (strcmp(svc_json_str(m, "Type", NULL), "bind") != 0 || !*src)
-			continue;
-		cJSON_ArrayForEach (b, cJSON_GetObjectItemCaseSensitive(allowed, "binds"))
-			if (strcmp(svc_json_str(b, "source", NULL), src) == 0 ||
-			    strcmp(svc_json_str(b, "real", NULL), src) == 0)
-				hit = b;
-		if (!hit) {
-			result(v, "hostconfig", cname, SVC_VERIFY_FAIL, "bind source '%s' (at %s); %s", src,
-			       svc_json_str(m, "Destination", NULL), why);
-			continue;
-		}
-		now = realpath(src, NULL);
-		if (now && strcmp(now, svc_json_str(hit, "real", NULL)) != 0)
-			result(v, "hostconfig", cname, SVC_VERIFY_FAIL,
-			       "bind source '%s' (at %s) now resolves to '%s', not '%s' as when the gate "
-			       "allowed it: the engine mounts the new target at the container's next start",
-			       src, svc_json_str(m, "Destination", NULL), now,
-			       svc_json_str(hit, "real", NULL));
-	}
-}
-
-static void check_hostconfig_one(struct verify *v, const cJSON *insp)
-{
-	const char *cname = name_of(insp);
-	const cJSON *hc = cJSON_GetObjectItem(insp, "HostConfig");
-	bool row = false;
-	te_autojson cJSON *allowed = allowed_record(v, cname, &row);
-	const char *why = "taskenv created it with";
-	const char *lwhy = "not allowed when taskenv created it";
-	int before = v->failed;
-
-	if (row && !allowed) {
-		result(v, "hostconfig", cname, SVC_VERIFY_NV,
-		       "its ledger row has no record of what was allowed");
-		return;
-	}
-	if (!row) {
-		allowed = cJSON_CreateObject();
-		why = "taskenv did not create this container, so nothing was allowed; its own would be";
-		lwhy = "taskenv did not create this container: nothing was allowed";
-	}
-	for (size_t i = 0; svc_allowed_ns[i]; i++)
-		check_ns(v, cname, hc, allowed, svc_allowed_ns[i], why);
-	if (cJSON_IsTrue(cJSON_GetObjectItem(hc, "Privileged")) &&
-	    !cJSON_IsTrue(cJSON_GetObjectItem(allowed, "Privileged")))
-		result(v, "hostconfig", cname, SVC_VERIFY_FAIL, "HostConfig.Privileged is true; %s", lwhy);
-	check_list(v, cname, cJSON_GetObjectItem(hc, "CapAdd"), allowed, "CapAdd", norm_cap, lwhy);
-	check_list(v, cname, cJSON_GetObjectItem(hc, "SecurityOpt"), allowed, "SecurityOpt", norm_opt, lwhy);
-	check_list(v, cname, cJSON_GetObjectItem(hc, "Devices"), allowed, "Devices", NULL, lwhy);
-	check_binds(v, cname, insp, allowed, lwhy);
-	if (v->failed == before)
-		result(
-		    v, "hostconfig", cname, SVC_VERIFY_PASS,
-		    "namespaces, privileged, cap_add, security_opt, devices and the realpath of every bind "
-		    "source are what the gate allowed at creation");
-}
-
-static void check_hostconfig(struct verify *v)
-{
-	const cJSON *c;
-
-	cJSON_ArrayForEach (c, v->live)
-		check_hostconfig_one(v, cJSON_GetObjectItem(c, "inspect"));
 }
 
 /* ---- can this task reach another task's containers? ---- */
@@ -632,11 +436,11 @@ static int check_cross_task(struct verify *v, struct te_err *err)
 	cJSON_ArrayForEach (c, v->live)
 		if (!from && cJSON_IsTrue(cJSON_GetObjectItem(
 				 cJSON_GetObjectItem(cJSON_GetObjectItem(c, "inspect"), "State"), "Running")))
-			from = name_of(cJSON_GetObjectItem(c, "inspect"));
+			from = svc_verify_name_of(cJSON_GetObjectItem(c, "inspect"));
 	if (!*addrs || !from) {
-		result(v, "cross-task", v->s.task, SVC_VERIFY_PASS,
-		       !from ? "no running container of this task to probe from"
-			     : "no other task of this ledger has a running container");
+		svc_verify_result(v, "cross-task", v->s.task, SVC_VERIFY_PASS,
+				  !from ? "no running container of this task to probe from"
+					: "no other task of this ledger has a running container");
 		return 0;
 	}
 	full = xasprintf("TE_ADDRS='%s'; %s", addrs, script);
@@ -644,15 +448,17 @@ static int check_cross_task(struct verify *v, struct te_err *err)
 	if (rc < 0)
 		return -1;
 	if (rc > 0)
-		result(v, "cross-task", v->s.task, SVC_VERIFY_NV, "no ping in %s's image (%s)", from, out);
+		svc_verify_result(v, "cross-task", v->s.task, SVC_VERIFY_NV, "no ping in %s's image (%s)",
+				  from, out);
 	else if (*out)
-		result(v, "cross-task", v->s.task, SVC_VERIFY_OPEN,
-		       "from %s, another task's container answers at %s: the engine's firewall, not taskenv, "
-		       "keeps task networks apart, and here it does not",
-		       from, out);
+		svc_verify_result(
+		    v, "cross-task", v->s.task, SVC_VERIFY_OPEN,
+		    "from %s, another task's container answers at %s: the engine's firewall, not taskenv, "
+		    "keeps task networks apart, and here it does not",
+		    from, out);
 	else
-		result(v, "cross-task", v->s.task, SVC_VERIFY_PASS,
-		       "from %s, no other task's container answers ping at %s", from, addrs);
+		svc_verify_result(v, "cross-task", v->s.task, SVC_VERIFY_PASS,
+				  "from %s, no other task's container answers ping at %s", from, addrs);
 	return 0;
 }
 
@@ -666,8 +472,8 @@ static void check_egress(struct verify *v)
 		const cJSON *insp = cJSON_GetObjectItem(n, "inspect");
 
 		if (insp && cJSON_IsTrue(cJSON_GetObjectItem(insp, "Internal")))
-			result(v, "egress", svc_json_str(insp, "Name", NULL), SVC_VERIFY_PASS,
-			       "network is internal (engine .Internal=true): no route out");
+			svc_verify_result(v, "egress", svc_json_str(insp, "Name", NULL), SVC_VERIFY_PASS,
+					  "network is internal (engine .Internal=true): no route out");
 	}
 }
 
@@ -693,8 +499,8 @@ static void probe_others(struct verify *v, struct ledger *l, const char *key, co
 	bool ok = true;
 
 	if (!url || state_task_list(l, &tasks, &nt, &err) < 0) {
-		result(v, "credentials", key, SVC_VERIFY_NV, "no url for the resource, or ledger: %s",
-		       err.msg);
+		svc_verify_result(v, "credentials", key, SVC_VERIFY_NV,
+				  "no url for the resource, or ledger: %s", err.msg);
 		return;
 	}
 	for (size_t t = 0; t < nt; t++) {
@@ -710,25 +516,26 @@ static void probe_others(struct verify *v, struct ledger *l, const char *key, co
 			if (!cross_kind(rows[i].kind))
 				continue;
 			if (drv_pg_may_use(url, rows[i].kind, rows[i].name, &allowed, &err) < 0) {
-				result(v, "credentials", key, SVC_VERIFY_NV, "%s", err.msg);
+				svc_verify_result(v, "credentials", key, SVC_VERIFY_NV, "%s", err.msg);
 				continue;
 			}
 			checked++;
 			if (allowed) {
 				ok = false;
-				result(v, "credentials", key, SVC_VERIFY_FAIL,
-				       "task '%s' may use %s '%s' of task '%s'", v->s.task, rows[i].kind,
-				       rows[i].name, tasks[t].name);
+				svc_verify_result(v, "credentials", key, SVC_VERIFY_FAIL,
+						  "task '%s' may use %s '%s' of task '%s'", v->s.task,
+						  rows[i].kind, rows[i].name, tasks[t].name);
 			}
 		}
 		state_resources_free(rows, n);
 	}
 	state_tasks_free(tasks, nt);
 	if (ok)
-		result(v, "credentials", key, SVC_VERIFY_PASS,
-		       "rejected by %zu schema/database object(s) of other tasks (has_*_privilege as the "
-		       "task's role)",
-		       checked);
+		svc_verify_result(
+		    v, "credentials", key, SVC_VERIFY_PASS,
+		    "rejected by %zu schema/database object(s) of other tasks (has_*_privilege as the "
+		    "task's role)",
+		    checked);
 }
 
 /* Each postgres resource of the task, probed with its own credentials.
@@ -751,15 +558,15 @@ static void check_credentials(struct verify *v, struct ledger *l)
 		}
 		d = svc_driver_describe(l, v->s.task, r->kind, r->service, &err);
 		if (!d) {
-			result(v, "credentials", r->service, SVC_VERIFY_NV, "%s", err.msg);
+			svc_verify_result(v, "credentials", r->service, SVC_VERIFY_NV, "%s", err.msg);
 			continue;
 		}
 		probe_others(v, l, r->service, cJSON_GetStringValue(cJSON_GetObjectItem(d, "url")));
 	}
 	if (other)
-		result(v, "credentials", v->s.task, SVC_VERIFY_NV,
-		       "%zu rabbitmq/s3 object(s): no cross-task probe from the host for these drivers",
-		       other);
+		svc_verify_result(
+		    v, "credentials", v->s.task, SVC_VERIFY_NV,
+		    "%zu rabbitmq/s3 object(s): no cross-task probe from the host for these drivers", other);
 }
 
 /* Every driver object the ledger holds for the task exists on its server
@@ -780,10 +587,11 @@ static void check_server_objects(struct verify *v, struct ledger *l)
 			continue;
 		subject = xasprintf("%s %s", r->kind, r->name);
 		if (svc_driver_check(l, r, &how, &err) < 0)
-			result(v, "server-object", subject, SVC_VERIFY_NV, "%s", err.msg);
+			svc_verify_result(v, "server-object", subject, SVC_VERIFY_NV, "%s", err.msg);
 		else
-			result(v, "server-object", subject,
-			       how == DRV_REMOVED ? SVC_VERIFY_PASS : SVC_VERIFY_FAIL, "%s", words[how]);
+			svc_verify_result(v, "server-object", subject,
+					  how == DRV_REMOVED ? SVC_VERIFY_PASS : SVC_VERIFY_FAIL, "%s",
+					  words[how]);
 	}
 	drv_release_all();
 }
@@ -801,7 +609,7 @@ int svc_verify(struct engine *e, struct ledger *l, const char *task, cJSON **out
 	    collect_live(&v, err) == 0) {
 		check_ports(&v);
 		check_mounts(&v);
-		check_hostconfig(&v);
+		svc_verify_hostconfig(&v);
 		if (check_inside(&v, err) == 0 && check_cross_task(&v, err) == 0) {
 			check_egress(&v);
 			check_credentials(&v, l);

@@ -270,17 +270,40 @@ static void r_container(struct gate *g, struct req *r)
 	owned(g, r, "container", r->id[0], true);
 }
 
-/* A recreate's new container takes the old one's name (docs/up.md): a
- * container of this task, renamed to a name of this task's. */
+/* %XX in an id segment (engine_escape's): the name the engine sees. */
+static void unescape(char *s)
+{
+	char *o = s;
+
+	for (; *s; s++) {
+		if (s[0] == '%' && s[1] && s[2]) {
+			char hex[3] = {s[1], s[2], 0};
+
+			*o++ = (char)strtol(hex, NULL, 16);
+			s += 2;
+			continue;
+		}
+		*o++ = *s;
+	}
+	*o = '\0';
+}
+
+/* A recreate (docs/up.md) gives the new container the old one's name: a
+ * container of this task may take a name of this task's ("<task>-..."),
+ * never one another task's containers use. */
 static void r_container_rename(struct gate *g, struct req *r)
 {
-	const char *n = strncmp(r->query, "name=", 5) == 0 ? r->query + 5 : NULL;
-	size_t t = g->task ? strlen(g->task) : 0;
+	te_autofree char *name = strncmp(r->query, "name=", 5) == 0 ? xstrdup(r->query + 5) : NULL;
+	size_t tn = g->task ? strlen(g->task) : 0;
 
 	owned(g, r, "container", r->id[0], false);
-	if (!n || strchr(n, '&') || (g->task && (strncmp(n, g->task, t) != 0 || n[t] != '-')))
+	if (name)
+		unescape(name);
+	if (!name || !tn || strncmp(name, g->task, tn) != 0 || name[tn] != '-' ||
+	    strspn(name, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-") != strlen(name))
 		gate_add(g, &r->at, "container", NULL,
-			 xasprintf("rename to '%s': not a container name of this task", n ? n : ""));
+			 xasprintf("rename to '%s': only to a name of this task's ('%s-...')",
+				   name ? name : "", g->task ? g->task : ""));
 }
 
 /* start / restart: the engine resolves each bind's source again now. */
@@ -383,8 +406,8 @@ static const struct route {
     {"POST", "/containers/create", r_container_create},
     {"POST", "/containers/*/start", r_container_start},
     {"POST", "/containers/*/restart", r_container_start},
-    {"POST", "/containers/*/stop", r_container},
     {"POST", "/containers/*/rename", r_container_rename},
+    {"POST", "/containers/*/stop", r_container},
     {"POST", "/containers/*/kill", r_container},
     {"POST", "/containers/*/wait", r_container},
     {"POST", "/containers/*/pause", r_container},
@@ -426,24 +449,6 @@ static bool match(const char *pattern, const char *path, char *id[2])
 			return false;
 	}
 	return !*pattern && !*path;
-}
-
-/* %XX in an id segment (engine_escape's): the name the engine sees. */
-static void unescape(char *s)
-{
-	char *o = s;
-
-	for (; *s; s++) {
-		if (s[0] == '%' && s[1] && s[2]) {
-			char hex[3] = {s[1], s[2], 0};
-
-			*o++ = (char)strtol(hex, NULL, 16);
-			s += 2;
-			continue;
-		}
-		*o++ = *s;
-	}
-	*o = '\0';
 }
 
 /* Images are named with "/" (engine_seg keeps it): DELETE /images/a/b:c. */

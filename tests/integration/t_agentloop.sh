@@ -215,7 +215,7 @@ test_journal_evidence() {
 	assert_contains "$(jq -r .note "$ev/shared.json")" "every process of this host"
 	# The journal is in the events too, and evidence --json names the files.
 	assert_contains "$(te events -t al-ev)" "exit 4"
-	assert_eq "$(te evidence -t al-ev -o "$ev" --json | jq -r '.files | index("journal.json") != null')" "true"
+	assert_eq "$(te evidence -t al-ev -o "$ev-json" --json | jq -r '.files | index("journal.json") != null')" "true"
 	# down --evidence: the bundle first, then the task is gone.
 	te down -t al-ev --evidence "$ev2" --json >"$WORK/al-ev-down.json"
 	assert_eq "$(jq -r '.result, .evidence' "$WORK/al-ev-down.json" | tr '\n' ' ')" "removed $ev2 "

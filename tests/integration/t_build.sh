@@ -130,7 +130,7 @@ YAML
 	rc=0
 	out=$(te up -t btc -f "$dir/compose.yaml" 2>&1) || rc=$?
 	assert_eq "$rc" "1" "(up over a foreign tag: $out)"
-	assert_contains "$out" "image 'btc-app' exists and carries no task's label"
+	assert_contains "$out" "the build would replace image 'btc-app', which taskenv did not build for this task (refused)"
 	assert_eq "$(api GET /images/btc-app/json | jq -r .Id)" "$(api GET /images/taskenv-test/busybox:1/json | jq -r .Id)"
 	assert_no_trace btc
 	# Another task's label on the tag (the same task name in another ledger).
@@ -139,7 +139,7 @@ YAML
 	rc=0
 	out=$(te up -t btc -f "$dir/compose.yaml" 2>&1) || rc=$?
 	assert_eq "$rc" "1" "(up over another task's tag: $out)"
-	assert_contains "$out" "image 'btc-app' exists and belongs to task 'bta'"
+	assert_contains "$out" "the build would replace image 'btc-app', which another task built (refused)"
 	assert_no_trace btc
 	docker -H "unix://$SOCK" rmi btc-app >/dev/null
 	te down -t bta --rmi local --timeout 1 >/dev/null 2>&1

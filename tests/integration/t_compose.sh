@@ -643,7 +643,7 @@ test_hostile_after_up() {
 	printf 'services:\n  a:\n    image: taskenv-test/busybox:1\n    command: ["sleep", "600"]\n    volumes: ["./data:/d", "/:/host"]\n' >"$d/compose.yaml"
 	rc=0
 	out=$(cd "$d" && te run -t swap --rm a true 2>&1) || rc=$?
-	assert_eq "$rc" "1" "(run after the edit: $out)"
+	assert_eq "$rc" "125" "(run after the edit: $out)"
 	assert_contains "$out" "refused"
 	assert_eq "$(api GET '/containers/json?all=1' | jq '[.[] | select(.Names[0] | startswith("/swap-a-run"))] | length')" "0"
 	rc=0

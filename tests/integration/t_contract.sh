@@ -325,8 +325,8 @@ EOF2
 	chmod +x "$repo/.git/hooks/post-checkout"
 	# The same config does run things under a plain git: the probe works.
 	echo probe >>"$repo/notes.txt"
-	git -C "$repo" -c core.worktree="$repo" status >/dev/null 2>&1 || true
-	git -C "$repo" -c core.worktree="$repo" checkout -q -- notes.txt
+	git -C "$repo" --work-tree="$repo" status >/dev/null 2>&1 || true
+	git -C "$repo" --work-tree="$repo" checkout -q -- notes.txt
 	[ -e "$marks/fsmonitor" ] || [ -e "$marks/clean" ] || fail "the hostile config runs nothing even under plain git"
 	rm -f "$marks"/*
 	(cd "$repo" && te worktree add gh >/dev/null) || fail "worktree add in the hostile repository"

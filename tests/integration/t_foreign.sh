@@ -231,7 +231,7 @@ test_foreign_gc_orphan() {
 # one. Taking the first task down must not pull the network from under the
 # second (on Podman it did); the second's down never removes it (external).
 test_foreign_task_on_network() {
-	local d1 d2
+	local d1 d2 fid
 	d1=$(foreign_project)
 	te up -f "$d1/compose.yaml" -t fh1 >/dev/null 2>&1 || fail "up fh1"
 	d2=$(mktemp -d "$WORK/proj.XXXX")
@@ -245,18 +245,26 @@ test_foreign_task_on_network() {
 		    external: true
 		    name: fh1_default
 	EOF
-	te up -f "$d2/compose.yaml" -t fh2 >/dev/null 2>&1 || fail "up fh2"
+	# Another task's network as external: the gate refuses it outright
+	# (docs/security.md), even with --allow external-network.
+	expect_exit 1 te up -f "$d2/compose.yaml" -t fh2 --allow external-network
+	assert_contains "$OUT" "another task"
+	assert_no_trace fh2
+	# What the file may not do, a container made by hand may: it keeps
+	# fh1's network, and fh1's down says so.
+	fid=$(foreign_run fh2-squat-1) || fail "hand-made container"
+	trap "foreign_rm $fid" EXIT
+	foreign_connect "$fid" fh1_default
 
 	expect_exit 1 te down -t fh1 --volumes --timeout 0
 	assert_contains "$OUT" "network 'fh1_default' is in use by container 'fh2-squat-1' (not of task 'fh1')"
-	assert_eq "$(api GET /containers/fh2-squat-1/json | jq -r .State.Running)" "true" "(fh2 runs)"
-	engine_has network fh1_default || fail "fh1_default was removed under fh2"
+	assert_eq "$(api GET /containers/fh2-squat-1/json | jq -r .State.Running)" "true" "(the squatter runs)"
+	engine_has network fh1_default || fail "fh1_default was removed under fh2-squat-1"
 
-	expect_exit 0 te down -t fh2 --timeout 0
-	engine_has network fh1_default || fail "fh2's down removed the external fh1_default"
+	foreign_rm "$fid"
+	trap - EXIT
 	expect_exit 0 te down -t fh1 --volumes --timeout 0
 	assert_no_trace fh1
-	assert_no_trace fh2
 }
 
 # Hostile: the Compose file names a foreign anonymous volume (left by a
@@ -284,7 +292,8 @@ test_foreign_anonymous_volume() {
 		    external: true
 		    name: $vol
 	EOF2
-	te up -f "$d/compose.yaml" -t fa1 >/dev/null 2>&1 || fail "up fa1"
+	# The trusted side grants the external volume; down must still keep it.
+	te up -f "$d/compose.yaml" -t fa1 --allow external-volume >/dev/null 2>&1 || fail "up fa1"
 	own=$(api GET /containers/fa1-loot-1/json | jq -er '.Mounts[] | select(.Destination == "/own") | .Name')
 	expect_exit 0 te down -t fa1 --volumes --timeout 0
 	engine_has volume "$vol" || fail "down removed the foreign volume $vol"
