@@ -238,31 +238,9 @@ static void owned(struct gate *g, struct req *r, const char *kind, const char *i
 			   o == GATE_OWN_OTHER ? "another task's" : "not taskenv's"));
 }
 
-/* "name=<id:12>_<name>": the 12 hex digits into OUT, else false. */
-static bool recreate_name(const char *query, char out[13])
-{
-	const char *n = strstr(query, "name=");
-
-	if (!n || (n != query && n[-1] != '&'))
-		return false;
-	n += 5;
-	for (size_t i = 0; i < 12; i++)
-		if (!strchr("0123456789abcdef", n[i]) || !n[i])
-			return false;
-	if (n[12] != '_')
-		return false;
-	memcpy(out, n, 12);
-	out[12] = '\0';
-	return true;
-}
-
 static void r_container_create(struct gate *g, struct req *r)
 {
-	char old[13];
-
-	g->recreate_of = recreate_name(r->query, old) ? old : NULL;
 	gate_container_create(g, r->body);
-	g->recreate_of = NULL;
 }
 
 static void r_container(struct gate *g, struct req *r)
@@ -359,7 +337,7 @@ static void r_volume_create(struct gate *g, struct req *r)
  * found on its own container (Podman keeps them at v=1, see
  * svc_container_remove) only with force=0, so the engine keeps any that a
  * container, anyone's, still uses. */
-bool gate_volume_anonymous(const cJSON *v)
+static bool anonymous(const cJSON *v)
 {
 	const cJSON *labels = cJSON_GetObjectItemCaseSensitive(v, "Labels");
 
@@ -375,7 +353,7 @@ static void r_volume(struct gate *g, struct req *r)
 
 	if (strcmp(r->query, "force=0") == 0 &&
 	    gate_lookup_owner(g, "volume", r->id[0], &o, &obj, &missing) == 0 && o == GATE_OWN_NONE &&
-	    gate_volume_anonymous(obj))
+	    anonymous(obj))
 		return;
 	owned(g, r, "volume", r->id[0], false);
 }

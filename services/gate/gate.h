@@ -55,9 +55,6 @@ struct gate {
 	gate_lookup_fn lookup;	     /* NULL: no engine (check): rules needing one are left to up */
 	void *lookup_ctx;
 	const char *bridge; /* while judging a network body: the bridge name taskenv gives it */
-	/* While judging a container create named "<id:12>_<name>" (a recreate's
-	 * temporary name, docs/up.md): the old container's id prefix, else NULL. */
-	const char *recreate_of;
 	/* The findings of the last judgment (owned; gate_findings_clear). */
 	struct gate_finding *v;
 	size_t n;

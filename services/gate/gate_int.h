@@ -64,13 +64,8 @@ void gate_labels(struct gate *g, const struct gate_at *at, const struct cJSON *l
 /* The network NAME as a container's NetworkMode / endpoint / connect
  * target: this task's, or an external one granted. */
 void gate_network_use(struct gate *g, const struct gate_at *at, const char *key, const char *name);
-/* The same for a named volume of Binds; in a recreate (g->recreate_of)
- * also an anonymous volume of the old container, this task's: the new
- * container takes it over (docs/up.md, how a container is recreated). */
+/* The same for a named volume of Binds. */
 void gate_volume_use(struct gate *g, const struct gate_at *at, const char *key, const char *name);
-/* A volume inspect answer (Podman's with libpod's "Anonymous") says the
- * volume is anonymous. */
-bool gate_volume_anonymous(const struct cJSON *v);
 
 /* NAME is a container of this task: by its labels when it exists, else
  * one the plan makes. */

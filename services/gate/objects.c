@@ -6,6 +6,7 @@
 #include "services/model/plan.h"
 #include "services/model/config_hash.h"
 #include "common/buf.h"
+#include "common/err.h"
 #include "common/mem.h"
 
 #define TE_WITH_CJSON
@@ -82,32 +83,28 @@ static int planned(const struct gate *g, bool network, const char *name)
 	return 0;
 }
 
-/* NAME is what an engine names an anonymous volume: 64 hex digits (a
- * volume taskenv makes is "<task>_<key>"). */
-static bool engine_generated(const char *name)
+/* Volume NAME, which carries no labels, is mounted by a container of this
+ * task: an anonymous volume a recreate hands from the old container to the
+ * new one (docs/up.md). Reusing what the task already has opens nothing. */
+static bool mounted_by_task(struct gate *g, const char *name)
 {
-	return strlen(name) == 64 && strspn(name, "0123456789abcdef") == 64;
-}
+	te_autojson cJSON *list = NULL;
+	struct te_err err = {0};
+	const cJSON *c, *m;
 
-/* The recreate being judged (g->recreate_of) replaces a container of this
- * task that mounts NAME (no owner's labels; VOLUME its inspect answer), an
- * anonymous volume: the engine says so (Podman's libpod, dockerd >= 23's
- * label) or, as dockerd 20.10 labels nothing, its name is engine-made (the
- * old container may have it by name: it inherited it in a recreate). */
-static bool old_container_anonymous(struct gate *g, const char *name, const cJSON *volume)
-{
-	te_autojson cJSON *c = NULL;
-	enum gate_owner o;
-	const cJSON *m;
-
-	if (!g->recreate_of || gate_lookup_owner(g, "container", g->recreate_of, &o, &c, NULL) < 0 ||
-	    o != GATE_OWN_TASK)
+	if (!g->task || !g->lookup ||
+	    g->lookup(g->lookup_ctx, "containers-of-task", g->task, &list, &err) < 0)
 		return false;
-	cJSON_ArrayForEach (m, cJSON_GetObjectItemCaseSensitive(c, "Mounts")) {
-		const char *n = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(m, "Name"));
+	cJSON_ArrayForEach (c, list) {
+		if (gate_owner_of(g, c) != GATE_OWN_TASK)
+			continue;
+		cJSON_ArrayForEach (m, cJSON_GetObjectItemCaseSensitive(c, "Mounts")) {
+			const char *type = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(m, "Type"));
+			const char *n = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(m, "Name"));
 
-		if (n && strcmp(n, name) == 0)
-			return gate_volume_anonymous(volume) || engine_generated(name);
+			if (type && strcmp(type, "volume") == 0 && n && strcmp(n, name) == 0)
+				return true;
+		}
 	}
 	return false;
 }
@@ -118,7 +115,6 @@ static void object_use(struct gate *g, const struct gate_at *at, const char *key
 	const char *kind = network ? "network" : "volume";
 	const char *allow = network ? "external-network" : "external-volume";
 	int p = planned(g, network, name);
-	te_autojson cJSON *obj = NULL;
 	enum gate_owner o;
 	bool missing = false;
 
@@ -131,15 +127,15 @@ static void object_use(struct gate *g, const struct gate_at *at, const char *key
 	}
 	if (p == 1)
 		return;
-	if (gate_lookup_owner(g, kind, name, &o, &obj, &missing) == 0) {
+	if (gate_lookup_owner(g, kind, name, &o, NULL, &missing) == 0) {
 		if (o == GATE_OWN_TASK || o == GATE_OWN_SHARED)
-			return;
-		if (!network && o == GATE_OWN_NONE && old_container_anonymous(g, name, obj))
 			return;
 		if (o == GATE_OWN_OTHER) {
 			gate_add(g, at, key, NULL, xasprintf("%s '%s' belongs to another task", kind, name));
 			return;
 		}
+		if (!network && p == 0 && mounted_by_task(g, name))
+			return;
 	}
 	gate_add(g, at, key, allow, xasprintf("%s '%s' is not this task's (external)", kind, name));
 }

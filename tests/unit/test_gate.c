@@ -80,16 +80,14 @@ static const struct {
      "{\"Config\":{\"Labels\":{\"io.taskenv.task\":\"t2\",\"io.taskenv.ledger\":\"led0\"}}}"},
     {"image", "busybox", "{\"Config\":{\"Labels\":null}}"},
     {"volume", "anon1", "{\"Labels\":{\"com.docker.volume.anonymous\":\"\"}}"},
-    {"volume", "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa", "{\"Labels\":null}"},
-    {"volume", "plain", "{\"Labels\":null}"},
-    /* The old containers of two recreates ("<id:12>_<name>"): ours, t2's. */
-    {"container", "0123456789ab",
-     "{\"Config\":{\"Labels\":{" OURS "}},\"Mounts\":[{\"Type\":\"volume\",\"Name\":\"anon1\"},"
-     "{\"Type\":\"volume\",\"Name\":\"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\"},{"
-     "\"Type\":\"volume\",\"Name\":\"plain\"}]}"},
-    {"container", "abcdefabcdef",
-     "{\"Config\":{\"Labels\":{\"io.taskenv.task\":\"t2\",\"io.taskenv.ledger\":\"led0\"}},"
-     "\"Mounts\":[{\"Type\":\"volume\",\"Name\":\"anon1\"}]}"},
+    {"volume", "anon2", "{\"Labels\":null}"},
+    {"volume", "anon3", "{\"Labels\":null}"},
+    /* t1's containers as the list answers (a recreate's old one mounts anon2;
+     * the entry claiming anon3 carries t2's labels, however it was listed). */
+    {"containers-of-task", "t1",
+     "[{\"Labels\":{" OURS "},\"Mounts\":[{\"Type\":\"volume\",\"Name\":\"anon2\"}]},"
+     "{\"Labels\":{\"io.taskenv.task\":\"t2\",\"io.taskenv.ledger\":\"led0\"},"
+     "\"Mounts\":[{\"Type\":\"volume\",\"Name\":\"anon3\"}]}]"},
     {"volume", "t2_data", "{\"Labels\":{\"io.taskenv.task\":\"t2\",\"io.taskenv.ledger\":\"led0\"}}"},
 };
 
@@ -177,6 +175,9 @@ static const struct row rows[] = {
      "bind-system"},
     {"bind dotdot", CREATE, HC("\"Binds\":[\"@D@/data/../../..:/up\"]"), NULL, "engine's socket",
      "engine-socket"},
+    {"anonymous volume of this task's", CREATE, HC("\"Binds\":[\"anon2:/x\"]"), NULL, NULL, NULL},
+    {"anonymous volume of another's", CREATE, HC("\"Binds\":[\"anon3:/x\"]"), NULL, "is not this task's",
+     "external-volume"},
     {"bind root", CREATE, HC("\"Binds\":[\"/:/host\"]"), NULL, "'/' is a system path", "bind-system"},
     {"localtime ro", CREATE, HC("\"Binds\":[\"/etc/localtime:/etc/localtime:ro\"]"), NULL, NULL, NULL},
     {"localtime rw", CREATE, HC("\"Binds\":[\"/etc/localtime:/etc/localtime\"]"), NULL, "system path",
@@ -291,18 +292,7 @@ static const struct row rows[] = {
     {"connect other net", "POST", "/networks/t2_default/connect", "", "{\"Container\":\"t1-db-1\"}", NULL,
      "another task", NULL},
     {"start own", "POST", "/containers/t1-db-1/start", "", NULL, NULL, NULL, NULL},
-    /* A recreate (docs/up.md): the old container's anonymous volumes. */
-    {"recreate takes anon", "POST", "/containers/create", "name=0123456789ab_t1-web-1",
-     HC("\"Binds\":[\"anon1:/cache\"]"), NULL, NULL, NULL},
-    {"recreate takes engine-named", "POST", "/containers/create", "name=0123456789ab_t1-web-1",
-     HC("\"Binds\":[\"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa:/cache\"]"), NULL,
-     NULL, NULL},
-    {"recreate unlabelled named", "POST", "/containers/create", "name=0123456789ab_t1-web-1",
-     HC("\"Binds\":[\"plain:/cache\"]"), NULL, "volume 'plain' is not this task's", "external-volume"},
-    {"anon outside a recreate", CREATE, HC("\"Binds\":[\"anon1:/cache\"]"), NULL,
-     "volume 'anon1' is not this task's", "external-volume"},
-    {"recreate of another task's", "POST", "/containers/create", "name=abcdefabcdef_t1-web-1",
-     HC("\"Binds\":[\"anon1:/cache\"]"), NULL, "volume 'anon1' is not this task's", "external-volume"},
+    {"stop other", "POST", "/containers/t2-db-1/stop", "t=10", NULL, NULL, "another task's", NULL},
     {"rename own", "POST", "/containers/t1-db-1/rename", "name=t1-db-1", NULL, NULL, NULL, NULL},
     {"rename to other task's", "POST", "/containers/t1-db-1/rename", "name=t2-db-1", NULL, NULL,
      "only to a name of this task's", NULL},
