@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 
 #define CONNECT_TIMEOUT_S 5L
@@ -58,6 +59,21 @@ static size_t on_write(char *p, size_t size, size_t nmemb, void *ud)
 		return n;
 	x->overflow = x->body->max;
 	return 0; /* makes curl stop with CURLE_WRITE_ERROR */
+}
+
+/* The end of a head (its empty line) of a final answer, not a 1xx. */
+static size_t on_header(char *p, size_t size, size_t nmemb, void *ud)
+{
+	struct xfer *x = ud;
+	size_t n = size * nmemb;
+	long status = 0;
+
+	if (n > 2 || (n == 2 && (p[0] != '\r' || p[1] != '\n')) || (n == 1 && p[0] != '\n'))
+		return n;
+	curl_easy_getinfo(x->curl, CURLINFO_RESPONSE_CODE, &status);
+	if (status >= 200 && x->headed(x->stream_ctx) < 0)
+		return 0;
+	return n;
 }
 
 static long elapsed_ms(const struct timespec *t0)
@@ -108,6 +124,10 @@ static void setup_handle(struct engine *e, const struct request *rq, struct xfer
 	curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_write);
 	curl_easy_setopt(c, CURLOPT_WRITEDATA, x);
 	curl_easy_setopt(c, CURLOPT_HTTPHEADER, headers);
+	if (x->headed) {
+		curl_easy_setopt(c, CURLOPT_HEADERFUNCTION, on_header);
+		curl_easy_setopt(c, CURLOPT_HEADERDATA, x);
+	}
 	set_method(c, rq);
 	e->curl_err[0] = '\0';
 }
@@ -191,6 +211,14 @@ static int http_error(long status, const struct te_buf *body, struct te_err *err
 	return -1;
 }
 
+/* CTYPE (NULL: the default, JSON) is application/json. */
+static bool json_type(const char *ctype)
+{
+	size_t n = strlen("application/json");
+
+	return !ctype || (strncasecmp(ctype, "application/json", n) == 0 && strchr("; \t", ctype[n]));
+}
+
 int engine_send(struct engine *e, const struct request *rq, struct xfer *x, long *status, struct te_err *err)
 {
 	long st = 0;
@@ -198,7 +226,10 @@ int engine_send(struct engine *e, const struct request *rq, struct xfer *x, long
 	x->overflow = 0;
 	if (status)
 		*status = 0; /* no HTTP status when the transport fails */
-	if (engine_judge_request(e, rq->method, rq->path, rq->body, err) < 0)
+	/* A body that is not JSON (PUT archive's tar) is judged by its route
+	 * alone: the gate refuses a route that needs a JSON body without one. */
+	if (engine_judge_request(e, rq->method, rq->path, json_type(rq->content_type) ? rq->body : NULL,
+				 err) < 0)
 		return -1;
 	if (do_request(e, rq, x, &st, err) < 0)
 		return -1;
@@ -490,9 +521,9 @@ fail:
 }
 
 /* Every per-handle setting is copied here: a field added to struct engine
- * must be handed on too, or the clones skip it. The judge is shared, not
- * owned: the original releases its context; the wait hooks are the
- * caller's (svc_par_run sets them on each clone). */
+ * must be handed on too, or the clones skip it. Not the judge (its context
+ * is one handle's: engine_share_judge where that is safe) nor the wait
+ * hooks (the caller's: svc_par_run sets both on each clone). */
 struct engine *engine_clone(const struct engine *e, struct te_err *err)
 {
 	struct engine *c = xcalloc(1, sizeof(*c));
@@ -504,8 +535,6 @@ struct engine *engine_clone(const struct engine *e, struct te_err *err)
 	c->response_max = e->response_max;
 	c->trace = e->trace;
 	c->trace_ctx = e->trace_ctx;
-	c->judge = e->judge;
-	c->judge_ctx = e->judge_ctx;
 	c->curl = curl_easy_init();
 	if (!c->curl) {
 		engine_free(c);
@@ -588,6 +617,11 @@ void engine_set_judge(struct engine *e, engine_judge_fn fn, void *ctx)
 	e->judge_ctx = ctx;
 }
 
+void engine_share_judge(struct engine *dst, const struct engine *src)
+{
+	engine_set_judge(dst, src->judge, src->judge_ctx);
+}
+
 void *engine_judge_ctx(const struct engine *e, engine_judge_fn fn)
 {
 	return e->judge == fn ? e->judge_ctx : NULL;
@@ -614,6 +648,20 @@ static void split_path(const char *full, char **path, char **query)
 	*query = xstrdup(q ? q + 1 : "");
 }
 
+/* An object anywhere in J with two members of the same name. */
+static bool duplicate_key(const cJSON *j)
+{
+	for (const cJSON *it = j ? j->child : NULL; it; it = it->next) {
+		if (cJSON_IsObject(j) && it->string)
+			for (const cJSON *o = it->next; o; o = o->next)
+				if (o->string && strcmp(o->string, it->string) == 0)
+					return true;
+		if (duplicate_key(it))
+			return true;
+	}
+	return false;
+}
+
 int engine_judge_request(struct engine *e, const char *method, const char *full_path, const char *body_text,
 			 struct te_err *err)
 {
@@ -632,6 +680,11 @@ int engine_judge_request(struct engine *e, const char *method, const char *full_
 		if (!body)
 			return te_err_set(err, TE_E_POLICY, "refused: '%s %s': the body is not JSON", method,
 					  path);
+		/* The engine's decoder takes the last of two equal keys, the
+		 * judge's lookups the first: a body with both is not judged. */
+		if (duplicate_key(body))
+			return te_err_set(err, TE_E_POLICY, "refused: '%s %s': the body has a key twice",
+					  method, path);
 	}
 	return e->judge(e->judge_ctx, method, path, query, body, err);
 }

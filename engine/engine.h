@@ -46,12 +46,13 @@ int engine_resolve_socket(const char *host, char **path_out, struct te_err *err)
  * Returns an owned handle (engine_free) or NULL. */
 struct engine *engine_open(const char *path, struct te_err *err);
 void engine_free(struct engine *e);
-/* A handle of its own on E's engine, for another thread (a libcurl easy
- * handle is used by one thread at a time): the same socket, negotiated API
- * version, flavor, response cap, trace and judge (shared, borrowed: E keeps
- * owning its context, so E must outlive the clone), its own connection; not
- * E's wait hooks. Every later per-engine setting must be copied there too.
- * No request is made. Owned (engine_free), or NULL with *err set. */
+/* A handle of its own on E's engine, for another thread (a handle is not
+ * shared between threads): the same socket, negotiated version, flavor,
+ * cap and trace, without asking the engine again. Not the gate's judge:
+ * its context is one handle's (the findings of its last judgment), so the
+ * clone refuses every change until a judge of its own is installed
+ * (the broker: services/lifecycle/broker.c). Owned (engine_free), or NULL
+ * with *err set. */
 struct engine *engine_clone(const struct engine *e, struct te_err *err);
 /* Call LEAVE(CTX) before and ENTER(CTX) after each blocking transfer on E
  * (NULL: none): the lifecycle's parallel runner releases its lock there, so
@@ -105,6 +106,11 @@ void *engine_judge_ctx(const struct engine *e, engine_judge_fn fn);
 /* Hand the judge's context to E: RELEASE(ctx) when E is freed or another
  * judge is installed. */
 void engine_own_judge_ctx(struct engine *e, void (*release)(void *ctx));
+/* Judge DST's requests by SRC's judge and context (borrowed: SRC keeps
+ * owning it and must outlive DST). Only for clones whose requests are
+ * judged one at a time with SRC's, as svc_par_run's are (its one lock
+ * is held while a judge runs: services/lifecycle/par.h). */
+void engine_share_judge(struct engine *dst, const struct engine *src);
 
 /* Cap each later response body at BYTES (0 restores ENGINE_RESPONSE_MAX);
  * a bigger response fails with TE_E_FAIL. For tests of the cap. */

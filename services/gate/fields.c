@@ -597,6 +597,10 @@ static const struct gate_field host_config[] = {
     {"RestartPolicy", "restart", K(RESTART), NULL},
     {"NetworkMode", "network_mode", K(NETWORK_MODE), r_netmode},
     {"LogConfig", "logging", -1, r_logconfig},
+    /* How a client attaches (docker run through the broker): nothing of
+     * the container's reach. */
+    {"AutoRemove", NULL, -1, NULL},
+    {"ConsoleSize", NULL, -1, NULL},
 };
 
 static const struct gate_field config[] = {
@@ -615,6 +619,10 @@ static const struct gate_field config[] = {
     {"Domainname", "domainname", K(DOMAINNAME), must_string},
     {"Tty", "tty", K(TTY), NULL},
     {"OpenStdin", "stdin_open", K(STDIN_OPEN), NULL},
+    {"AttachStdin", NULL, -1, NULL},
+    {"AttachStdout", NULL, -1, NULL},
+    {"AttachStderr", NULL, -1, NULL},
+    {"StdinOnce", NULL, -1, NULL},
     {"Healthcheck", "healthcheck", K(HEALTHCHECK), NULL},
     {"MacAddress", "mac_address", K(MAC_ADDRESS), r_mac},
     {"HostConfig", NULL, -1, NULL},	  /* judged on its own below */

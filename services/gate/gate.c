@@ -392,6 +392,7 @@ static const struct route {
     {"POST", "/containers/*/unpause", r_container},
     {"POST", "/containers/*/resize", r_container},
     {"POST", "/containers/*/attach", r_container},
+    {"PUT", "/containers/*/archive", r_container}, /* docker cp through the broker */
     {"DELETE", "/containers/*", r_container},
     {"POST", "/containers/*/exec", r_exec_create},
     {"POST", "/exec/*/start", r_exec},

@@ -480,6 +480,9 @@ static const struct gate_field exec_fields[] = {
     {"User", NULL, -1, NULL},
     {"WorkingDir", NULL, -1, NULL},
     {"DetachKeys", NULL, -1, NULL},
+    /* How the docker CLI attaches (exec -it through the broker). */
+    {"Detach", NULL, -1, NULL},
+    {"ConsoleSize", NULL, -1, NULL},
 };
 
 void gate_exec_create(struct gate *g, const char *container, const cJSON *body)

@@ -95,8 +95,12 @@ int svc_par_run(struct engine *e, const size_t *items, size_t n, svc_par_fn fn, 
 		jobs[k].e = engine_clone(e, &jobs[k].err);
 		if (!jobs[k].e)
 			jobs[k].rc = -1;
-		else
+		else {
+			/* The gate's state is touched by one thread at a time: the
+			 * judge runs before the transfer, under the lock. */
+			engine_share_judge(jobs[k].e, e);
 			engine_set_wait_hooks(jobs[k].e, leave, enter, NULL);
+		}
 	}
 	for (size_t k = 0; k < n; k += SVC_PAR_MAX)
 		run_batch(jobs + k, n - k < SVC_PAR_MAX ? n - k : SVC_PAR_MAX);

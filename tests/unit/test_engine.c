@@ -894,9 +894,10 @@ static void count_release(void *ctx)
 	released++;
 }
 
-/* A clone (svc_par_run's, one per thread of a level) is judged by the same
- * judge as its original: a refusal there sends nothing. The judge's
- * context stays the original's: freeing the clone does not release it. */
+/* A clone has no judge of its own (every change refused); svc_par_run's
+ * clones share their original's (engine_share_judge): a refusal there
+ * sends nothing, and the context stays the original's: freeing the clone
+ * does not release it. */
 static void test_clone_shares_judge(void **state)
 {
 	struct fake_engine *f = fake_engine_new();
@@ -914,6 +915,10 @@ static void test_clone_shares_judge(void **state)
 	released = 0;
 	c = engine_clone(e, &err);
 	assert_non_null(c);
+	assert_int_equal(engine_container_create(c, "t1-app-1", cfg, &id, &err), -1);
+	assert_non_null(strstr(err.msg, "no policy gate"));
+	assert_int_equal(judged.calls, 0);
+	engine_share_judge(c, e);
 	judged.refuse = true;
 	assert_int_equal(engine_container_create(c, "t1-app-1", cfg, &id, &err), -1);
 	assert_int_equal(err.code, TE_E_POLICY);
