@@ -367,8 +367,14 @@ static void r_build(struct gate *g, struct req *r)
  * is shared by name, and a pull of a name gives what its registry says. */
 static void r_pull(struct gate *g, struct req *r)
 {
-	(void)g;
-	(void)r;
+	te_autofree char *q = xstrdup(r->query ? r->query : "");
+	te_autofree char *cred = NULL;
+
+	unescape(q);
+	cred = gate_credential_in(q);
+	if (cred)
+		gate_add(g, &r->at, "image", "host-credentials",
+			 xasprintf("the pull names the host's credential variable %s", cred));
 }
 
 static void r_image_delete(struct gate *g, struct req *r)
