@@ -88,6 +88,9 @@ static int record_detail(struct up *u, const struct svc_plan_container *c, long 
 	for (size_t i = 0; i < c->svc->n_deps; i++)
 		if (c->svc->deps[i].restart)
 			cJSON_AddItemToArray(a, cJSON_CreateString(c->svc->deps[i].service));
+	/* Its dependency level: `down` stops and removes level by level, the
+	 * deepest first, with or without the file. */
+	cJSON_AddNumberToObject(d, "level", c->level);
 	text = cJSON_PrintUnformatted(d);
 	return state_resource_set_detail(u->l, row, text, err);
 }
@@ -151,6 +154,7 @@ static int create_as(struct up *u, size_t idx, const char *name, const cJSON *bo
 	const struct svc_plan_container *c = &u->plan->containers[idx];
 
 	te_fault_point("before-create", "container", name);
+	te_fault_soon("during-create", "container", name);
 	if (engine_container_create(u->e, name, body, id, err) < 0)
 		return te_err_prefix(err, "service '%s': create container '%s': ", c->svc->name, name);
 	te_fault_point("after-create", "container", name);
