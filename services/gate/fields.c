@@ -347,8 +347,10 @@ static void judge_secopt(struct gate *g, const struct gate_at *at, const char *o
 
 	if (strcmp(key, "no-new-privileges") == 0 && (!*val || !strcmp(val, "true") || !strcmp(val, "false")))
 		return;
+	/* Turning a confinement off is refused outright (issue 13): only
+	 * privileged, which says what it is, opens all of them. */
 	if (strcmp(key, "label") == 0 && strcmp(val, "disable") == 0) {
-		gate_add(g, at, "security_opt", "label-disable", xasprintf("%s turns SELinux labels off", o));
+		gate_add(g, at, "security_opt", NULL, xasprintf("%s turns SELinux labels off", o));
 		return;
 	}
 	if (strcmp(key, "label") == 0 && (!strncmp(val, "type:", 5) || !strncmp(val, "user:", 5) ||
@@ -357,11 +359,11 @@ static void judge_secopt(struct gate *g, const struct gate_at *at, const char *o
 	if (strcmp(key, "apparmor") == 0 && *val && strcmp(val, "unconfined") != 0)
 		return;
 	if (strcmp(key, "apparmor") == 0 && strcmp(val, "unconfined") == 0) {
-		gate_add(g, at, "security_opt", "apparmor-unconfined", xasprintf("%s turns AppArmor off", o));
+		gate_add(g, at, "security_opt", NULL, xasprintf("%s turns AppArmor off", o));
 		return;
 	}
 	if (strcmp(key, "seccomp") == 0 && strcmp(val, "unconfined") == 0) {
-		gate_add(g, at, "security_opt", "seccomp-unconfined", xasprintf("%s turns seccomp off", o));
+		gate_add(g, at, "security_opt", NULL, xasprintf("%s turns seccomp off", o));
 		return;
 	}
 	if (strcmp(key, "seccomp") == 0 && *val && val[0] != '{') {

@@ -251,9 +251,31 @@ test_refuse_cap_sys_module() { refusal pol-capsm cap:SYS_MODULE cap_add 5 "cap_a
 test_refuse_cap_all() {
 	REFUSAL_ENGINE_MAY_FAIL='.HostConfig.CapAdd | index("ALL") != null' refusal pol-capall cap:ALL cap_add 5 "cap_add: [ALL]"
 }
-test_refuse_seccomp_unconfined() { refusal pol-seccomp seccomp-unconfined security_opt 5 "security_opt: [\"seccomp=unconfined\"]"; }
-test_refuse_apparmor_unconfined() { refusal pol-apparmor apparmor-unconfined security_opt 5 "security_opt: [\"apparmor:unconfined\"]"; }
-test_refuse_label_disable() { refusal pol-label label-disable security_opt 5 "security_opt: [\"label=disable\"]"; }
+# Turning seccomp, AppArmor or SELinux off is refused outright (issue 13):
+# no exception opens it (privileged, which opens everything, aside).
+refusal_outright() {
+	local task=$1 key=$2 line=$3 snippet=$4 dir out rc=0
+	dir=$(mktemp -d "$WORK/pol.XXXX")
+	printf 'services:\n  bad:\n    image: taskenv-test/busybox:1\n    command: ["sleep", "600"]\n%s\n' \
+		"$(printf '%s\n' "$snippet" | sed 's/^/    /')" >"$dir/compose.yaml"
+	out=$(te check -f "$dir/compose.yaml" 2>&1) || rc=$?
+	assert_eq "$rc" "1" "(check exit: $out)"
+	assert_contains "$out" "$dir/compose.yaml:$line:"
+	assert_contains "$out" ": bad: $key: "
+	assert_contains "$out" "(refused)"
+	rc=0
+	out=$(te check -f "$dir/compose.yaml" --allow devices --allow seccomp-profile 2>&1) || rc=$?
+	assert_eq "$rc" "1" "(check with other exceptions granted: $out)"
+	rc=0
+	out=$(te up -t "$task" -f "$dir/compose.yaml" 2>&1) || rc=$?
+	assert_eq "$rc" "1" "(up exit: $out)"
+	assert_contains "$out" "$dir/compose.yaml:$line:"
+	assert_contains "$out" "(refused)"
+	assert_eq "$(count_task_objects "$task")" "0" "(up created something before refusing)"
+}
+test_refuse_seccomp_unconfined() { refusal_outright pol-seccomp security_opt 5 "security_opt: [\"seccomp=unconfined\"]"; }
+test_refuse_apparmor_unconfined() { refusal_outright pol-apparmor security_opt 5 "security_opt: [\"apparmor:unconfined\"]"; }
+test_refuse_label_disable() { refusal_outright pol-label security_opt 5 "security_opt: [\"label=disable\"]"; }
 # / holds the engine socket too: both exceptions are needed.
 test_refuse_bind_root() { refusal pol-root bind-system,engine-socket volumes 6 "volumes:
   - /:/host:ro"; }
