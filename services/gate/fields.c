@@ -123,8 +123,7 @@ static void r_labels(struct gate *g, const struct gate_at *at, const struct gate
 	gate_labels(g, at, v, shared_body(g, v));
 }
 
-/* Host variables that look like credentials. */
-static bool credential_name(const char *name, size_t n)
+bool gate_credential_name(const char *name, size_t n)
 {
 	static const char *const suffixes[] = {"_TOKEN",    "_KEY",  "_SECRET",
 					       "_PASSWORD", "_PASS", "_CREDENTIALS"};
@@ -159,7 +158,7 @@ static char *host_credential_in(const char *value)
 	for (char **e = environ; e && *e; e++) {
 		const char *eq = strchr(*e, '=');
 
-		if (!eq || strlen(eq + 1) < 6 || !credential_name(*e, (size_t)(eq - *e)))
+		if (!eq || strlen(eq + 1) < 6 || !gate_credential_name(*e, (size_t)(eq - *e)))
 			continue;
 		if (strstr(value, eq + 1))
 			return xstrndup(*e, (size_t)(eq - *e));

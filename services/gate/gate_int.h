@@ -49,6 +49,10 @@ char *gate_resolve(const char *path);
 /* PATH is DIR or below it. */
 bool gate_within(const char *path, const char *dir);
 
+/* The host variable NAME (its first N bytes) looks like a credential
+ * (*_TOKEN, *_KEY, *SECRET*, *PASSWORD*, AWS_*, SSH_AUTH_SOCK, ...). */
+bool gate_credential_name(const char *name, size_t n);
+
 /* The request judges (fields.c, objects.c). Each adds findings. */
 void gate_container_create(struct gate *g, const struct cJSON *body);
 void gate_network_create(struct gate *g, const struct cJSON *body);

@@ -328,7 +328,7 @@ static int refuse_template(struct ledger *l, const struct svc_resource *r, char 
 {
 	static const char *const system[] = {"postgres", "template0", "template1"};
 	static const char *const held[] = {"postgres-database", "postgres-pool"};
-	const struct svc_loc *at = &r->loc;
+	const struct svc_loc *at = r->tmpl_loc.line ? &r->tmpl_loc : &r->loc;
 	bool built = false;
 	int rc;
 
