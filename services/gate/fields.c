@@ -701,6 +701,7 @@ void gate_container_create(struct gate *g, const cJSON *body)
 	gate_fields(g, &at, host_config, sizeof(host_config) / sizeof(host_config[0]), "HostConfig",
 		    cJSON_GetObjectItemCaseSensitive(body, "HostConfig"));
 	endpoints(g, &at, cJSON_GetObjectItemCaseSensitive(body, "NetworkingConfig"));
+	gate_image_labels(g, &at, body);
 }
 
 void gate_container_start(struct gate *g, const cJSON *inspect)

@@ -65,6 +65,9 @@ void gate_container_start(struct gate *g, const struct cJSON *inspect);
 /* io.taskenv.* labels of LABELS: only the ones taskenv sets, with this
  * task's values (SHARED: a shared server's). */
 void gate_labels(struct gate *g, const struct gate_at *at, const struct cJSON *labels, bool shared);
+/* The io.taskenv. labels BODY's image carries that BODY does not replace
+ * (an engine lookup; nothing without one). */
+void gate_image_labels(struct gate *g, const struct gate_at *at, const struct cJSON *body);
 /* The network NAME as a container's NetworkMode / endpoint / connect
  * target: this task's, or an external one granted. */
 void gate_network_use(struct gate *g, const struct gate_at *at, const char *key, const char *name);

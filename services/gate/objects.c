@@ -55,6 +55,35 @@ void gate_labels(struct gate *g, const struct gate_at *at, const cJSON *labels, 
 	}
 }
 
+char *gate_image_label_claim(const cJSON *image, const cJSON *labels)
+{
+	const cJSON *it;
+
+	cJSON_ArrayForEach (
+	    it, cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(image, "Config"), "Labels"))
+		if (it->string && strncmp(it->string, "io.taskenv.", 11) == 0 &&
+		    !cJSON_GetObjectItemCaseSensitive(labels, it->string))
+			return xstrdup(it->string);
+	return NULL;
+}
+
+void gate_image_labels(struct gate *g, const struct gate_at *at, const cJSON *body)
+{
+	const char *image = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(body, "Image"));
+	te_autojson cJSON *img = NULL;
+	te_autofree char *claim = NULL;
+	enum gate_owner o;
+
+	if (!image || gate_lookup_owner(g, "image", image, &o, &img, NULL) < 0)
+		return; /* no engine (check), or not there yet: up asks again */
+	claim = gate_image_label_claim(img, cJSON_GetObjectItemCaseSensitive(body, "Labels"));
+	if (claim)
+		gate_add(g, at, "image", NULL,
+			 xasprintf("image '%s' carries the label '%s': the io.taskenv. prefix is taskenv's, "
+				   "and a container would inherit it",
+				   image, claim));
+}
+
 /* ---- networks and volumes a container uses ---- */
 
 static bool default_network(const char *name)
