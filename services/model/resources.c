@@ -17,7 +17,6 @@
 #include "services/model/compose.h"
 #include "services/model/yaml.h"
 #include "drivers/driver.h"
-#include "drivers/postgres.h"
 #include "common/buf.h"
 #include "common/err.h"
 #include "common/mem.h"
@@ -108,8 +107,10 @@ static int res_field(struct svc_yaml *y, struct svc_resource *r, struct svc_yaml
 
 	if (strcmp(pr->name, "driver") == 0)
 		return res_string(y, pr, path, &r->driver);
-	if (strcmp(pr->name, "server") == 0)
+	if (strcmp(pr->name, "server") == 0) {
+		r->server_loc = svc_yaml_loc(y, pr->key);
 		return res_string(y, pr, path, &r->server);
+	}
 	if (strcmp(pr->name, "isolation") == 0)
 		return res_string(y, pr, path, &r->isolation);
 	if (strcmp(pr->name, "template") == 0 && pr->val->type == YAML_MAPPING_NODE)
@@ -218,24 +219,6 @@ static int res_check(struct svc_yaml *y, struct svc_resource *r, yaml_node_t *at
 	return 0;
 }
 
-/* A driver talks to its server over http(s) (RabbitMQ's API, S3) or libpq
- * (postgresql://): no file://, no keyword=value conninfo naming files. The
- * file alone says so (check); up and every connection check again. */
-static int res_check_scheme(struct svc_yaml *y, const struct svc_resource *r, yaml_node_t *at,
-			    const char *path)
-{
-	bool pg = strcmp(r->driver, "postgres") == 0;
-	const char *u = r->server;
-
-	if (!u || (pg && drv_pg_url_ok(u)) ||
-	    (!pg && (strncmp(u, "http://", 7) == 0 || strncmp(u, "https://", 8) == 0)))
-		return 0;
-	return svc_yaml_err(y, at, "%s.server: must be %s", path,
-			    pg ? "a postgresql:// URL whose parameters pick only the server and the login "
-				 "(no passfile, sslkey, service, ...)"
-			       : "an http:// or https:// URL");
-}
-
 static int load_resource(struct svc_yaml *y, struct svc_project *p, struct svc_yaml_pair *rp)
 {
 	struct svc_resource *r = &p->resources[p->n_resources++];
@@ -252,12 +235,7 @@ static int load_resource(struct svc_yaml *y, struct svc_project *p, struct svc_y
 	for (size_t i = 0; i < v.n; i++)
 		if (res_field(y, r, &v.v[i], path) < 0)
 			return -1;
-	if (res_check(y, r, rp->key, path) < 0)
-		return -1;
-	for (size_t i = 0; i < v.n; i++)
-		if (strcmp(v.v[i].name, "server") == 0)
-			return res_check_scheme(y, r, v.v[i].key, path);
-	return 0;
+	return res_check(y, r, rp->key, path);
 }
 
 int svc_resources_load(struct svc_yaml *y, struct svc_project *p, yaml_node_t *n)
