@@ -251,6 +251,17 @@ test_depends_on_never_healthy() {
 # line 5) must be refused by check (exit 1) and up (exit 1, nothing created),
 # naming service, key and line; with --allow ALLOW check passes, up succeeds
 # and the ledger records the exception; down removes everything.
+# check_finding FILE LINE KEY WANT: check refuses FILE (exit 1) with a
+# finding at FILE:LINE: for service bad's KEY, its line containing WANT.
+check_finding() {
+	local out rc=0
+	out=$(te check -f "$1" 2>&1) || rc=$?
+	assert_eq "$rc" "1" "(check exit: $out)"
+	assert_contains "$out" "$1:$2:"
+	assert_contains "$out" ": bad: $3: "
+	assert_contains "$out" "$4"
+}
+
 refusal() {
 	local task=$1 allow=$2 key=$3 line=$4 snippet=$5 dir out rc=0 first=${2%%,*} json
 	json=$(jq -cn --arg a "$allow" '$a | split(",")')
@@ -263,12 +274,7 @@ refusal() {
 		printf '%s\n' "$snippet" | sed 's/^/    /'
 		printf '    stop_grace_period: 1s\n'
 	} >"$dir/compose.yaml"
-	out=$(te check -f "$dir/compose.yaml" 2>&1) || rc=$?
-	assert_eq "$rc" "1" "(check exit: $out)"
-	assert_contains "$out" "$dir/compose.yaml:$line:"
-	assert_contains "$out" ": bad: $key: "
-	assert_contains "$out" "(needs --allow $first)"
-	rc=0
+	check_finding "$dir/compose.yaml" "$line" "$key" "(needs --allow $first)"
 	out=$(te up -t "$task" -f "$dir/compose.yaml" 2>&1) || rc=$?
 	assert_eq "$rc" "1" "(up exit: $out)"
 	assert_contains "$out" "refused"
@@ -318,12 +324,7 @@ refusal_outright() {
 	dir=$(mktemp -d "$WORK/pol.XXXX")
 	printf 'services:\n  bad:\n    image: taskenv-test/busybox:1\n    command: ["sleep", "600"]\n%s\n' \
 		"$(printf '%s\n' "$snippet" | sed 's/^/    /')" >"$dir/compose.yaml"
-	out=$(te check -f "$dir/compose.yaml" 2>&1) || rc=$?
-	assert_eq "$rc" "1" "(check exit: $out)"
-	assert_contains "$out" "$dir/compose.yaml:$line:"
-	assert_contains "$out" ": bad: $key: "
-	assert_contains "$out" "(refused)"
-	rc=0
+	check_finding "$dir/compose.yaml" "$line" "$key" "(refused)"
 	out=$(te check -f "$dir/compose.yaml" --allow devices --allow seccomp-profile 2>&1) || rc=$?
 	assert_eq "$rc" "1" "(check with other exceptions granted: $out)"
 	rc=0
