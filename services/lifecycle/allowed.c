@@ -54,7 +54,8 @@ void svc_allowed_add_networks(cJSON *allowed, char *const *networks)
 			cJSON_AddItemToArray(a, cJSON_CreateString(networks[i]));
 }
 
-/* The networks BODY joins: its endpoints, and a NetworkMode naming one. */
+/* The networks BODY joins: its endpoints, and a NetworkMode naming one
+ * (a network, "host", "none"; not a join). */
 static void add_body_networks(cJSON *o, const cJSON *body, const cJSON *hc)
 {
 	const char *mode = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(hc, "NetworkMode"));
@@ -68,8 +69,8 @@ static void add_body_networks(cJSON *o, const cJSON *body, const cJSON *hc)
 		one[0] = it->string;
 		svc_allowed_add_networks(o, one);
 	}
-	if (mode && *mode && strncmp(mode, "container:", 10) != 0 && strncmp(mode, "ns:", 3) != 0 &&
-	    strcmp(mode, "host") != 0) {
+	/* "host" too: the engine lists a host-network container on "host" */
+	if (mode && *mode && strncmp(mode, "container:", 10) != 0 && strncmp(mode, "ns:", 3) != 0) {
 		one[0] = (char *)mode;
 		svc_allowed_add_networks(o, one);
 	}
