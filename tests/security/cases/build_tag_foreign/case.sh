@@ -13,7 +13,8 @@ case_setup() {
     command: ["sleep", "600"]
     stop_grace_period: 1s'
 	local tag
-	tag=$(sec_inspect "$VICTIM" v | jq -r .Config.Image)
+	# Podman names it docker.io/library/NAME:latest
+	tag=$(sec_inspect "$VICTIM" v | jq -r '.Config.Image | ltrimstr("docker.io/library/") | rtrimstr(":latest")')
 	[ "$tag" = "$SEC_TASK-v-v" ] || fail "the victim's build is tagged '$tag', not $SEC_TASK-v-v"
 	subst VIMAGE "$tag"
 	printf 'FROM taskenv-test/busybox:1\nLABEL evil=1\n' >Dockerfile
