@@ -6,6 +6,7 @@
 #include "services/model/plan.h"
 #include "services/model/config_hash.h"
 #include "common/buf.h"
+#include "common/err.h"
 #include "common/mem.h"
 
 #define TE_WITH_CJSON
@@ -111,6 +112,32 @@ static int planned(const struct gate *g, bool network, const char *name)
 	return 0;
 }
 
+/* Volume NAME, which carries no labels, is mounted by a container of this
+ * task: an anonymous volume a recreate hands from the old container to the
+ * new one (docs/up.md). Reusing what the task already has opens nothing. */
+static bool mounted_by_task(struct gate *g, const char *name)
+{
+	te_autojson cJSON *list = NULL;
+	struct te_err err = {0};
+	const cJSON *c, *m;
+
+	if (!g->task || !g->lookup ||
+	    g->lookup(g->lookup_ctx, "containers-of-task", g->task, &list, &err) < 0)
+		return false;
+	cJSON_ArrayForEach (c, list) {
+		if (gate_owner_of(g, c) != GATE_OWN_TASK)
+			continue;
+		cJSON_ArrayForEach (m, cJSON_GetObjectItemCaseSensitive(c, "Mounts")) {
+			const char *type = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(m, "Type"));
+			const char *n = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(m, "Name"));
+
+			if (type && strcmp(type, "volume") == 0 && n && strcmp(n, name) == 0)
+				return true;
+		}
+	}
+	return false;
+}
+
 static void object_use(struct gate *g, const struct gate_at *at, const char *key, const char *name,
 		       bool network)
 {
@@ -136,6 +163,8 @@ static void object_use(struct gate *g, const struct gate_at *at, const char *key
 			gate_add(g, at, key, NULL, xasprintf("%s '%s' belongs to another task", kind, name));
 			return;
 		}
+		if (!network && p == 0 && mounted_by_task(g, name))
+			return;
 	}
 	gate_add(g, at, key, allow, xasprintf("%s '%s' is not this task's (external)", kind, name));
 }

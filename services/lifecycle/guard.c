@@ -77,6 +77,11 @@ static int lookup(void *ctx, const char *kind, const char *ref, cJSON **out, str
 		return engine_image_inspect(gd->e, ref, out, err);
 	if (strcmp(kind, "exec") == 0)
 		return exec_container(gd->e, ref, out, err);
+	if (strcmp(kind, "containers-of-task") == 0) {
+		te_autofree char *label = xasprintf("io.taskenv.task=%s", ref);
+
+		return engine_container_list(gd->e, label, out, err);
+	}
 	return te_err_set(err, TE_E_FAIL, "no lookup of a %s", kind);
 }
 

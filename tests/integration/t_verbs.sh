@@ -94,7 +94,7 @@ test_exec_exit_status() {
 	assert_eq "$out" "b /tmp 1234 yes-from-file"
 	rc=0
 	te exec -t ex nosuch true 2>/dev/null || rc=$?
-	assert_eq "$rc" "2" "(unknown service)"
+	assert_eq "$rc" "125" "(unknown service: taskenv failed, the command did not run; docs/agents.md)"
 	te down -t ex --volumes --timeout 0 >/dev/null
 }
 

@@ -80,6 +80,14 @@ static const struct {
      "{\"Config\":{\"Labels\":{\"io.taskenv.task\":\"t2\",\"io.taskenv.ledger\":\"led0\"}}}"},
     {"image", "busybox", "{\"Config\":{\"Labels\":null}}"},
     {"volume", "anon1", "{\"Labels\":{\"com.docker.volume.anonymous\":\"\"}}"},
+    {"volume", "anon2", "{\"Labels\":null}"},
+    {"volume", "anon3", "{\"Labels\":null}"},
+    /* t1's containers as the list answers (a recreate's old one mounts anon2;
+     * the entry claiming anon3 carries t2's labels, however it was listed). */
+    {"containers-of-task", "t1",
+     "[{\"Labels\":{" OURS "},\"Mounts\":[{\"Type\":\"volume\",\"Name\":\"anon2\"}]},"
+     "{\"Labels\":{\"io.taskenv.task\":\"t2\",\"io.taskenv.ledger\":\"led0\"},"
+     "\"Mounts\":[{\"Type\":\"volume\",\"Name\":\"anon3\"}]}]"},
     {"volume", "t2_data", "{\"Labels\":{\"io.taskenv.task\":\"t2\",\"io.taskenv.ledger\":\"led0\"}}"},
 };
 
@@ -167,6 +175,9 @@ static const struct row rows[] = {
      "bind-system"},
     {"bind dotdot", CREATE, HC("\"Binds\":[\"@D@/data/../../..:/up\"]"), NULL, "engine's socket",
      "engine-socket"},
+    {"anonymous volume of this task's", CREATE, HC("\"Binds\":[\"anon2:/x\"]"), NULL, NULL, NULL},
+    {"anonymous volume of another's", CREATE, HC("\"Binds\":[\"anon3:/x\"]"), NULL, "is not this task's",
+     "external-volume"},
     {"bind root", CREATE, HC("\"Binds\":[\"/:/host\"]"), NULL, "'/' is a system path", "bind-system"},
     {"localtime ro", CREATE, HC("\"Binds\":[\"/etc/localtime:/etc/localtime:ro\"]"), NULL, NULL, NULL},
     {"localtime rw", CREATE, HC("\"Binds\":[\"/etc/localtime:/etc/localtime\"]"), NULL, "system path",
