@@ -731,7 +731,7 @@ test_hostile_after_up() {
 	assert_eq "$(api GET '/containers/json?all=1' | jq '[.[] | select(.Names[0] | startswith("/swap-a-run"))] | length')" "0"
 	rc=0
 	out=$(cd "$d" && te exec -t swap --privileged a true 2>&1) || rc=$?
-	assert_eq "$rc" "1" "(exec --privileged: $out)"
+	assert_eq "$rc" "125" "(exec --privileged: $out)"
 	assert_contains "$out" "needs --allow privileged"
 	(cd "$d" && te exec -t swap a true) || fail "exec without --privileged"
 	te down -t swap --volumes --timeout 2 >/dev/null
