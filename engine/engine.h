@@ -48,9 +48,11 @@ struct engine *engine_open(const char *path, struct te_err *err);
 void engine_free(struct engine *e);
 /* A handle of its own on E's engine, for another thread (a handle is not
  * shared between threads): the same socket, negotiated version, flavor,
- * cap and trace (and every later per-engine setting, such as the gate's
- * judge, must be copied here too), without asking the engine again.
- * Owned (engine_free), or NULL with *err set. */
+ * cap and trace, without asking the engine again. Not the gate's judge:
+ * its context is one handle's (the findings of its last judgment), so the
+ * clone refuses every change until a judge of its own is installed
+ * (the broker: services/lifecycle/broker.c). Owned (engine_free), or NULL
+ * with *err set. */
 struct engine *engine_clone(const struct engine *e, struct te_err *err);
 
 /* Highest API version we speak. */

@@ -23,6 +23,11 @@ struct xfer {
 	int (*stream)(void *ctx, const char *p, size_t n); /* -1: over STREAM_MAX */
 	void *stream_ctx;
 	size_t stream_max;
+	/* Called once with STREAM_CTX when the final answer's head has come,
+	 * before any byte of its body (the broker passes a wait's 200 on at
+	 * once: the docker CLI starts the container only after it). NULL:
+	 * not asked; -1 abandons. */
+	int (*headed)(void *ctx);
 };
 
 struct request {

@@ -54,11 +54,16 @@ static int on_stream(void *ctx, const char *p, size_t n)
 	return 0;
 }
 
+static int on_headed(void *ctx)
+{
+	return give_head(ctx);
+}
+
 int engine_forward(struct engine *e, const struct engine_fwd *f, struct te_err *err)
 {
 	te_autobuf struct te_buf body = TE_BUF_INIT(ERROR_BODY_MAX);
 	te_autofree char *full = xasprintf("/v%s%s", engine_api_version(e), f->path);
-	struct xfer x = {.body = &body, .stream = on_stream, .stream_max = 1};
+	struct xfer x = {.body = &body, .stream = on_stream, .stream_max = 1, .headed = on_headed};
 	struct fwd_state s = {.f = f, .x = &x};
 	struct request rq = {.method = f->method,
 			     .path = full,
@@ -179,9 +184,14 @@ int engine_hijack(struct engine *e, const char *method, const char *path, const 
 					 "Upgrade: tcp\r\nContent-Length: %zu\r\n\r\n",
 					 method, full, len);
 	struct engine_conn *c = xcalloc(1, sizeof(*c));
+	te_autofree char *judged = body ? xstrndup(body, len) : NULL;
 
 	*out = NULL;
 	*status = 0;
+	if (engine_judge_request(e, method, path, judged, err) < 0) {
+		free(c);
+		return -1;
+	}
 	c->fd = dial(engine_socket(e), err);
 	if (c->fd < 0)
 		goto fail;

@@ -39,8 +39,9 @@ int engine_forward(struct engine *e, const struct engine_fwd *f, struct te_err *
  * /exec/{id}/start with "Upgrade: tcp"): after the engine's 101 (or 200)
  * the socket carries the process's stdin one way and its output the other. */
 struct engine_conn;
-/* Send METHOD PATH (unversioned) with BODY[0..LEN) on a connection of its
- * own asking for the upgrade; *status is the engine's answer. The bytes
+/* Send METHOD PATH (unversioned) with BODY[0..LEN) (JSON), judged by E's
+ * gate first as every request, on a connection of its own asking for the
+ * upgrade; *status is the engine's answer. The bytes
  * that came after the answer's head (the first output, or an error's body)
  * are appended to REST. *out owned (engine_conn_free), also for an answer
  * >= 400 (so its body can still be read from the fd). */

@@ -352,8 +352,14 @@ static void r_build(struct gate *g, struct req *r)
  * is shared by name, and a pull of a name gives what its registry says. */
 static void r_pull(struct gate *g, struct req *r)
 {
-	(void)g;
-	(void)r;
+	te_autofree char *q = xstrdup(r->query ? r->query : "");
+	te_autofree char *cred = NULL;
+
+	unescape(q);
+	cred = gate_credential_in(q);
+	if (cred)
+		gate_add(g, &r->at, "image", "host-credentials",
+			 xasprintf("the pull names the host's credential variable %s", cred));
 }
 
 static void r_image_delete(struct gate *g, struct req *r)
@@ -377,6 +383,7 @@ static const struct route {
     {"POST", "/containers/*/unpause", r_container},
     {"POST", "/containers/*/resize", r_container},
     {"POST", "/containers/*/attach", r_container},
+    {"PUT", "/containers/*/archive", r_container}, /* docker cp through the broker */
     {"DELETE", "/containers/*", r_container},
     {"POST", "/containers/*/exec", r_exec_create},
     {"POST", "/exec/*/start", r_exec},

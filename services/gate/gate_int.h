@@ -64,6 +64,10 @@ void gate_network_connect(struct gate *g, const char *network, const struct cJSO
 void gate_container_start(struct gate *g, const struct cJSON *inspect);
 /* io.taskenv.* labels of LABELS: only the ones taskenv sets, with this
  * task's values (SHARED: a shared server's). */
+/* The host credential variable whose value VALUE carries, or NULL
+ * (owned); gate_credentials finds one in any string of V. */
+char *gate_credential_in(const char *value);
+void gate_credentials(struct gate *g, const struct gate_at *at, const char *key, const struct cJSON *v);
 void gate_labels(struct gate *g, const struct gate_at *at, const struct cJSON *labels, bool shared);
 /* The io.taskenv. labels BODY's image carries that BODY does not replace
  * (an engine lookup; nothing without one). */

@@ -435,7 +435,12 @@ static void build_param(struct gate *g, const struct gate_at *at, const char *k,
 	static const char *const any[] = {"dockerfile", "buildargs", "target", "shmsize", "extrahosts",
 					  "cachefrom",	"pull",	     "rm",     "forcerm", "layers"};
 	te_autojson cJSON *labels = NULL;
+	te_autofree char *cred = gate_credential_in(v);
 
+	if (cred)
+		gate_add(
+		    g, at, strcmp(k, "buildargs") == 0 ? "build.args" : "build", "host-credentials",
+		    xasprintf("build parameter '%s' carries the host's credential variable %s", k, cred));
 	for (size_t i = 0; i < sizeof(any) / sizeof(any[0]); i++)
 		if (strcmp(k, any[i]) == 0)
 			return;
@@ -509,6 +514,9 @@ static const struct gate_field exec_fields[] = {
     {"User", NULL, -1, NULL},
     {"WorkingDir", NULL, -1, NULL},
     {"DetachKeys", NULL, -1, NULL},
+    /* How the docker CLI attaches (exec -it through the broker). */
+    {"Detach", NULL, -1, NULL},
+    {"ConsoleSize", NULL, -1, NULL},
 };
 
 void gate_exec_create(struct gate *g, const char *container, const cJSON *body)

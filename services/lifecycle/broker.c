@@ -6,6 +6,7 @@
 #include "services/lifecycle/broker.h"
 #include "services/lifecycle/broker_int.h"
 #include "services/lifecycle/broker_rules.h"
+#include "services/lifecycle/guard.h"
 #include "services/lifecycle/reskind.h"
 #include "services/model/plan.h"
 #include "engine/engine.h"
@@ -32,106 +33,47 @@
 #include <time.h>
 #include <unistd.h>
 
-#define BODY_MAX (1024u * 1024u)	   /* a JSON request body */
-#define ARCHIVE_MAX (256u * 1024u * 1024u) /* PUT archive: a tar */
-#define ANSWER_MAX (64u * 1024u * 1024u)   /* a buffered answer */
-#define HEADERS_MAX (32u * 1024u)	   /* MHD's per-connection memory: headers beyond it get 431 */
-#define IDLE_TIMEOUT_S 15u		   /* a client that sends nothing for this long is dropped */
+#define HEADERS_MAX (32u * 1024u) /* MHD's per-connection memory: headers beyond it get 431 */
+#define IDLE_TIMEOUT_S 15u	  /* a client that sends nothing for this long is dropped */
 #define CONNECTIONS_MAX 256u
-#define POOL_MAX 32
 
-struct brk {
-	struct engine *proto; /* negotiated once; never used for requests (threads clone it) */
-	struct ledger *l;
-	pthread_mutex_t mu; /* the ledger handle and the pool */
-	struct engine *pool[POOL_MAX];
-	size_t npool;
-	const char *task;
-	const char *ledger_id;
-};
-
-/* One request's state across MHD's calls. */
-struct rq {
-	struct te_buf body;
-	bool too_big;
-	struct brk *b;
-};
-
-/* A hijack under way, owned by the upgrade handler (MHD may end the
- * request before the upgraded connection closes). */
-struct tunnel {
-	struct engine_conn *conn;
-	struct te_buf rest; /* what the engine sent after its 101 */
-};
-
-static struct engine *take_engine(struct brk *b, struct te_err *err)
+struct engine *brk_take_engine(struct brk *b, bool changes, struct te_err *err)
 {
 	struct engine *e = NULL;
+	int rc = 0;
 
 	pthread_mutex_lock(&b->mu);
 	if (b->npool)
 		e = b->pool[--b->npool];
 	pthread_mutex_unlock(&b->mu);
-	return e ? e : engine_clone(b->proto, err);
+	if (!e)
+		e = engine_clone(b->proto, err);
+	if (!e)
+		return NULL;
+	/* A gate of the handle's own (its findings are per judgment, and a
+	 * handle is one thread's), re-narrowed for each change: the granted
+	 * set of the task's latest up, never more. */
+	pthread_mutex_lock(&b->mu);
+	svc_guard(e, b->l);
+	if (changes)
+		rc = svc_guard_task(e, b->l, b->task, err);
+	pthread_mutex_unlock(&b->mu);
+	if (rc < 0) {
+		engine_free(e);
+		return NULL;
+	}
+	return e;
 }
 
-static void give_engine(struct brk *b, struct engine *e)
+void brk_give_engine(struct brk *b, struct engine *e)
 {
 	pthread_mutex_lock(&b->mu);
-	if (e && b->npool < POOL_MAX) {
+	if (e && b->npool < BRK_POOL_MAX) {
 		b->pool[b->npool++] = e;
 		e = NULL;
 	}
 	pthread_mutex_unlock(&b->mu);
 	engine_free(e);
-}
-
-/* ---- answers ---- */
-
-static enum MHD_Result queue(struct MHD_Connection *c, unsigned status, const char *ctype, const char *p,
-			     size_t n)
-{
-	struct MHD_Response *r = MHD_create_response_from_buffer(n, (void *)p, MHD_RESPMEM_MUST_COPY);
-	enum MHD_Result rc;
-
-	if (!r)
-		return MHD_NO;
-	if (ctype)
-		MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, ctype);
-	MHD_add_response_header(r, "Server", "taskenv-broker");
-	rc = MHD_queue_response(c, status, r);
-	MHD_destroy_response(r);
-	return rc;
-}
-
-static enum MHD_Result queue_json(struct MHD_Connection *c, unsigned status, const cJSON *j)
-{
-	te_autofree char *s = cJSON_PrintUnformatted(j);
-
-	return queue(c, status, "application/json", s, strlen(s));
-}
-
-/* {"message": "taskenv broker: ..."}, as the engine answers errors. */
-static enum MHD_Result refuse(struct MHD_Connection *c, unsigned status, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-static enum MHD_Result refuse(struct MHD_Connection *c, unsigned status, const char *fmt, ...)
-{
-	te_autojson cJSON *j = cJSON_CreateObject();
-	char msg[768];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	cJSON_AddStringToObject(j, "message", msg);
-	return queue_json(c, status, j);
-}
-
-static enum MHD_Result engine_failed(struct MHD_Connection *c, const struct te_err *err)
-{
-	unsigned st = err->http_status >= 400 ? (unsigned)err->http_status : 502;
-
-	return refuse(c, st, "taskenv broker: engine: %s", err->msg);
 }
 
 /* ---- ownership ---- */
@@ -154,7 +96,7 @@ static bool in_ledger(struct brk *b, const char *id)
 	return yes;
 }
 
-static bool owned(struct brk *b, const cJSON *obj, const char *id)
+bool brk_owned(struct brk *b, const cJSON *obj, const char *id)
 {
 	return id && svc_labels_match(obj, b->task, b->ledger_id) && in_ledger(b, id);
 }
@@ -170,17 +112,17 @@ static int own_container(struct brk *b, struct engine *e, struct MHD_Connection 
 	const char *full;
 
 	if (engine_container_inspect(e, ref, &obj, &err) < 0 && err.code != TE_E_NOTFOUND) {
-		*answered = engine_failed(c, &err);
+		*answered = brk_engine_failed(c, &err);
 		return -1;
 	}
 	full = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(obj, "Id"));
 	/* The same answer whether it does not exist or is another task's:
 	 * the broker does not say what exists outside the task. */
-	if (!owned(b, obj, full) || strlen(full) >= 80) {
-		*answered = refuse(c, 403,
-				   "taskenv broker: container '%s' is not one of task '%s''s containers "
-				   "(rule: ownership: the ledger and the container's labels)",
-				   ref, b->task);
+	if (!brk_owned(b, obj, full) || strlen(full) >= 80) {
+		*answered = brk_refuse(c, 403,
+				       "taskenv broker: container '%s' is not one of task '%s''s containers "
+				       "(rule: ownership: the ledger and the container's labels)",
+				       ref, b->task);
 		return -1;
 	}
 	snprintf(id, 80, "%s", full);
@@ -198,321 +140,18 @@ static int own_exec(struct brk *b, struct engine *e, struct MHD_Connection *c, c
 	char id[80];
 
 	if (engine_call(e, "GET", path, NULL, NULL, &x, &err) < 0 && err.code != TE_E_NOTFOUND) {
-		*answered = engine_failed(c, &err);
+		*answered = brk_engine_failed(c, &err);
 		return -1;
 	}
 	cid = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(x, "ContainerID"));
 	if (!cid || !svc_brk_ref_ok(cid)) {
-		*answered = refuse(c, 403,
-				   "taskenv broker: exec '%s' is not in one of task '%s''s containers "
-				   "(rule: ownership)",
-				   exec_id, b->task);
+		*answered = brk_refuse(c, 403,
+				       "taskenv broker: exec '%s' is not in one of task '%s''s containers "
+				       "(rule: ownership)",
+				       exec_id, b->task);
 		return -1;
 	}
 	return own_container(b, e, c, cid, id, answered);
-}
-
-/* ---- forwarding ---- */
-
-struct answer {
-	long status;
-	char ctype[128];
-	struct te_buf body;
-};
-
-static int answer_head(void *ctx, long status, const char *ctype)
-{
-	struct answer *a = ctx;
-
-	a->status = status;
-	snprintf(a->ctype, sizeof(a->ctype), "%s", ctype ? ctype : "");
-	return 0;
-}
-
-static int answer_data(void *ctx, const char *p, size_t n)
-{
-	struct answer *a = ctx;
-
-	return te_buf_add(&a->body, p, n);
-}
-
-static enum MHD_Result forward_buffered(struct MHD_Connection *c, struct engine *e, const char *method,
-					const char *path, const struct rq *q, const char *ctype)
-{
-	struct answer a = {.body = TE_BUF_INIT(ANSWER_MAX)};
-	struct engine_fwd f = {.method = method,
-			       .path = path,
-			       .body = q->body.data,
-			       .body_len = q->body.len,
-			       .content_type = ctype,
-			       .timeout_s = 600,
-			       .head = answer_head,
-			       .data = answer_data,
-			       .ctx = &a};
-	struct te_err err = {0};
-	enum MHD_Result rc;
-
-	if (engine_forward(e, &f, &err) < 0)
-		rc = engine_failed(c, &err);
-	else
-		rc = queue(c, (unsigned)a.status, a.ctype[0] ? a.ctype : NULL, a.body.data ? a.body.data : "",
-			   a.body.len);
-	te_buf_release(&a.body);
-	return rc;
-}
-
-/* A streamed answer: a thread forwards into a pipe MHD reads from, so the
- * client sees the engine's bytes as they come (logs -f, stats). */
-struct job {
-	pthread_mutex_t mu;
-	pthread_cond_t cv;
-	int refs;
-	bool headed, failed;
-	long status;
-	char ctype[128];
-	struct te_err err;
-	int wfd;
-	struct brk *b;
-	struct engine *e;
-	char *method, *path, *ctype_in;
-	struct te_buf body;
-};
-
-static void job_unref(struct job *j)
-{
-	bool last;
-
-	pthread_mutex_lock(&j->mu);
-	last = --j->refs == 0;
-	pthread_mutex_unlock(&j->mu);
-	if (!last)
-		return;
-	pthread_mutex_destroy(&j->mu);
-	pthread_cond_destroy(&j->cv);
-	free(j->method);
-	free(j->path);
-	free(j->ctype_in);
-	te_buf_release(&j->body);
-	free(j);
-}
-
-static int job_head(void *ctx, long status, const char *ctype)
-{
-	struct job *j = ctx;
-
-	pthread_mutex_lock(&j->mu);
-	j->status = status;
-	snprintf(j->ctype, sizeof(j->ctype), "%s", ctype ? ctype : "");
-	j->headed = true;
-	pthread_cond_signal(&j->cv);
-	pthread_mutex_unlock(&j->mu);
-	return 0;
-}
-
-static int job_data(void *ctx, const char *p, size_t n)
-{
-	struct job *j = ctx;
-
-	while (n) {
-		ssize_t w = write(j->wfd, p, n);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return -1; /* the client went away: MHD closed the read end */
-		p += w;
-		n -= (size_t)w;
-	}
-	return 0;
-}
-
-static void *job_run(void *arg)
-{
-	struct job *j = arg;
-	struct engine_fwd f = {.method = j->method,
-			       .path = j->path,
-			       .body = j->body.data,
-			       .body_len = j->body.len,
-			       .content_type = j->ctype_in,
-			       .head = job_head,
-			       .data = job_data,
-			       .ctx = j};
-	struct te_err err = {0};
-
-	if (engine_forward(j->e, &f, &err) < 0) {
-		pthread_mutex_lock(&j->mu);
-		if (!j->headed) {
-			j->failed = true;
-			j->err = err;
-			j->headed = true;
-			pthread_cond_signal(&j->cv);
-		}
-		pthread_mutex_unlock(&j->mu);
-	}
-	close(j->wfd);
-	give_engine(j->b, j->e);
-	job_unref(j);
-	return NULL;
-}
-
-static enum MHD_Result forward_stream(struct MHD_Connection *c, struct brk *b, struct engine *e,
-				      const char *method, const char *path, struct rq *q, const char *ctype)
-{
-	struct job *j = xcalloc(1, sizeof(*j));
-	struct MHD_Response *r;
-	pthread_t t;
-	int fds[2];
-	enum MHD_Result rc;
-
-	if (pipe2(fds, O_CLOEXEC) < 0) {
-		free(j);
-		give_engine(b, e);
-		return refuse(c, 500, "taskenv broker: pipe: %s", strerror(errno));
-	}
-	pthread_mutex_init(&j->mu, NULL);
-	pthread_cond_init(&j->cv, NULL);
-	j->refs = 2;
-	j->wfd = fds[1];
-	j->b = b;
-	j->e = e;
-	j->method = xstrdup(method);
-	j->path = xstrdup(path);
-	j->ctype_in = ctype ? xstrdup(ctype) : NULL;
-	j->body = q->body;
-	memset(&q->body, 0, sizeof(q->body));
-	if (pthread_create(&t, NULL, job_run, j) != 0) {
-		close(fds[0]);
-		close(fds[1]);
-		give_engine(b, e);
-		j->refs = 1;
-		job_unref(j);
-		return refuse(c, 500, "taskenv broker: cannot start a thread");
-	}
-	pthread_detach(t);
-	pthread_mutex_lock(&j->mu);
-	while (!j->headed)
-		pthread_cond_wait(&j->cv, &j->mu);
-	pthread_mutex_unlock(&j->mu);
-	if (j->failed) {
-		close(fds[0]);
-		rc = engine_failed(c, &j->err);
-		job_unref(j);
-		return rc;
-	}
-	/* A stream may stay quiet for long (logs -f of an idle service). */
-	MHD_set_connection_option(c, MHD_CONNECTION_OPTION_TIMEOUT, 0u);
-	r = MHD_create_response_from_pipe(fds[0]);
-	if (!r) {
-		close(fds[0]);
-		job_unref(j);
-		return MHD_NO;
-	}
-	if (j->ctype[0])
-		MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, j->ctype);
-	rc = MHD_queue_response(c, (unsigned)j->status, r);
-	MHD_destroy_response(r);
-	job_unref(j);
-	return rc;
-}
-
-/* ---- hijack ---- */
-
-static int send_all(int fd, const char *p, size_t n)
-{
-	while (n) {
-		ssize_t w = send(fd, p, n, MSG_NOSIGNAL);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return -1;
-		p += w;
-		n -= (size_t)w;
-	}
-	return 0;
-}
-
-/* Both ways until the engine closes; the client's end of input is passed
- * on as a half close (docker's CloseWrite), so the process sees EOF. */
-static void pump(int client, int engine)
-{
-	struct pollfd p[2] = {{.fd = client, .events = POLLIN}, {.fd = engine, .events = POLLIN}};
-	char buf[16384];
-
-	for (;;) {
-		if (poll(p, 2, -1) < 0) {
-			if (errno == EINTR)
-				continue;
-			return;
-		}
-		for (int i = 0; i < 2; i++) {
-			ssize_t n;
-
-			if (!p[i].revents || p[i].fd < 0)
-				continue;
-			n = read(p[i].fd, buf, sizeof(buf));
-			if (n < 0 && (errno == EINTR || errno == EAGAIN))
-				continue;
-			if (n <= 0 && i == 1)
-				return; /* the process ended */
-			if (n <= 0) {
-				shutdown(engine, SHUT_WR);
-				p[0].fd = -1;
-				continue;
-			}
-			if (send_all(i == 0 ? engine : client, buf, (size_t)n) < 0)
-				return;
-		}
-	}
-}
-
-static void on_upgrade(void *cls, struct MHD_Connection *c, void *con_cls, const char *extra_in,
-		       size_t extra_n, MHD_socket sock, struct MHD_UpgradeResponseHandle *urh)
-{
-	struct tunnel *t = cls;
-	int efd = engine_conn_fd(t->conn);
-
-	if ((t->rest.len == 0 || send_all(sock, t->rest.data, t->rest.len) == 0) &&
-	    (extra_n == 0 || send_all(efd, extra_in, extra_n) == 0))
-		pump(sock, efd);
-	shutdown(sock, SHUT_RDWR);
-	engine_conn_free(t->conn);
-	te_buf_release(&t->rest);
-	free(t);
-	MHD_upgrade_action(urh, MHD_UPGRADE_ACTION_CLOSE);
-}
-
-static enum MHD_Result hijack(struct MHD_Connection *c, struct engine *e, const char *path, struct rq *q)
-{
-	struct tunnel *t = xcalloc(1, sizeof(*t));
-	struct te_err err = {0};
-	struct MHD_Response *r;
-	long status = 0;
-	enum MHD_Result rc;
-
-	te_buf_init(&t->rest, BODY_MAX);
-	if (engine_hijack(e, "POST", path, q->body.data, q->body.len, &t->conn, &status, &t->rest, &err) <
-	    0) {
-		free(t);
-		return engine_failed(c, &err);
-	}
-	r = status < 300 ? MHD_create_response_for_upgrade(on_upgrade, t) : NULL;
-	if (!r) {
-		/* An error: its body follows the head (or came with it). */
-		rc = status >= 300 ? queue(c, (unsigned)status, "application/json",
-					   t->rest.data ? t->rest.data : "", t->rest.len)
-				   : MHD_NO;
-		engine_conn_free(t->conn);
-		te_buf_release(&t->rest);
-		free(t);
-		return rc;
-	}
-	MHD_add_response_header(r, MHD_HTTP_HEADER_UPGRADE, "tcp");
-	MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, "application/vnd.docker.raw-stream");
-	MHD_set_connection_option(c, MHD_CONNECTION_OPTION_TIMEOUT, 0u);
-	rc = MHD_queue_response(c, MHD_HTTP_SWITCHING_PROTOCOLS, r);
-	MHD_destroy_response(r);
-	return rc;
 }
 
 /* ---- the endpoints ---- */
@@ -578,7 +217,7 @@ static enum MHD_Result info(struct MHD_Connection *c, struct brk *b, struct engi
 	struct te_err err = {0};
 
 	if (engine_call(e, "GET", "/info", NULL, NULL, &all, &err) < 0)
-		return engine_failed(c, &err);
+		return brk_engine_failed(c, &err);
 	for (size_t i = 0; i < sizeof(keep) / sizeof(keep[0]); i++) {
 		cJSON *v = cJSON_GetObjectItemCaseSensitive(all, keep[i]);
 
@@ -586,14 +225,14 @@ static enum MHD_Result info(struct MHD_Connection *c, struct brk *b, struct engi
 			cJSON_AddItemToObject(out, keep[i], cJSON_Duplicate(v, true));
 	}
 	cJSON_AddStringToObject(out, "Name", b->task);
-	return queue_json(c, 200, out);
+	return brk_queue_json(c, 200, out);
 }
 
 /* The engine's list, then only the task's entries: Podman ignores or ORs
  * some label filters, so the broker filters itself. */
 static enum MHD_Result list(struct MHD_Connection *c, struct brk *b, struct engine *e, const char *query)
 {
-	te_autobuf struct te_buf raw = TE_BUF_INIT(ANSWER_MAX);
+	te_autobuf struct te_buf raw = TE_BUF_INIT(BRK_ANSWER_MAX);
 	te_autofree char *path = xasprintf("/containers/json%s", query);
 	te_autojson cJSON *arr = NULL;
 	te_autojson cJSON *out = cJSON_CreateArray();
@@ -601,22 +240,55 @@ static enum MHD_Result list(struct MHD_Connection *c, struct brk *b, struct engi
 	cJSON *it;
 
 	if (engine_call_raw(e, "GET", path, NULL, &raw, &err) < 0)
-		return engine_failed(c, &err);
+		return brk_engine_failed(c, &err);
 	arr = cJSON_ParseWithLength(raw.data ? raw.data : "[]", raw.len);
 	cJSON_ArrayForEach (it, arr) {
 		const char *id = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(it, "Id"));
 
-		if (owned(b, it, id))
+		if (brk_owned(b, it, id))
 			cJSON_AddItemToArray(out, cJSON_Duplicate(it, true));
 	}
-	return queue_json(c, 200, out);
+	return brk_queue_json(c, 200, out);
+}
+
+/* The Content-Type passed on: a tar for PUT archive (judged for its
+ * container only), else none (application/json: the body the gate judged
+ * is the body the engine decodes). */
+static const char *forwarded_ctype(struct MHD_Connection *c, const char *method)
+{
+	if (strcmp(method, "PUT") != 0)
+		return NULL;
+	return MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_TYPE);
+}
+
+/* A JSON body is parsed and printed again: what the engine receives is
+ * what the gate parsed (no trailing bytes, no second value). */
+static int canonical_body(struct rq *q, const char *method, struct te_err *err)
+{
+	te_autojson cJSON *j = NULL;
+	te_autofree char *text = NULL;
+	const char *end = NULL;
+
+	if (strcmp(method, "PUT") == 0 || q->body.len == 0)
+		return 0;
+	j = cJSON_ParseWithLengthOpts(q->body.data, q->body.len, &end, false);
+	if (!j)
+		return te_err_set(err, TE_E_USAGE, "the request body is not JSON");
+	for (; end && (size_t)(end - q->body.data) < q->body.len; end++)
+		if (!strchr(" \t\r\n", *end))
+			return te_err_set(err, TE_E_USAGE, "bytes after the request's JSON body");
+	text = cJSON_PrintUnformatted(j);
+	te_buf_reset(&q->body);
+	return te_buf_add(&q->body, text, strlen(text)) < 0
+		   ? te_err_set(err, TE_E_USAGE, "the request body is over the cap")
+		   : 0;
 }
 
 static enum MHD_Result on_container(struct MHD_Connection *c, struct brk *b, struct engine **e,
 				    const char *method, const struct svc_brk_route *r, const char *query,
 				    struct rq *q)
 {
-	const char *ctype = MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_TYPE);
+	const char *ctype = forwarded_ctype(c, method);
 	const char *upgrade = MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_UPGRADE);
 	te_autofree char *path = NULL;
 	enum MHD_Result answered = MHD_NO;
@@ -633,12 +305,24 @@ static enum MHD_Result on_container(struct MHD_Connection *c, struct brk *b, str
 		path = xasprintf("/exec/%s/%s%s", r->ref, r->op, query);
 	}
 	if (r->hijack && upgrade)
-		return hijack(c, *e, path, q);
+		return brk_hijack(c, *e, path, q);
 	if (!r->stream)
-		return forward_buffered(c, *e, method, path, q, ctype);
+		return brk_forward_buffered(c, *e, method, path, q->body.data, q->body.len, ctype);
 	mine = *e;
 	*e = NULL; /* the stream's thread gives it back */
-	return forward_stream(c, b, mine, method, path, q, ctype);
+	return brk_forward_stream(c, b, mine, method, path, q, ctype);
+}
+
+/* The name=... of a create, as received (broker_create.c refuses one
+ * that is not a plain container name). */
+static enum MHD_Result find_name(void *cls, enum MHD_ValueKind kind, const char *key, const char *value)
+{
+	const char **name = cls;
+
+	(void)kind;
+	if (strcmp(key, "name") == 0)
+		*name = value;
+	return MHD_YES;
 }
 
 static enum MHD_Result handle(struct MHD_Connection *c, struct brk *b, const char *url, const char *method,
@@ -652,35 +336,46 @@ static enum MHD_Result handle(struct MHD_Connection *c, struct brk *b, const cha
 
 	svc_brk_route(method, url, &r);
 	if (r.action == SVC_BRK_DENY)
-		return refuse(c, (unsigned)r.status, "taskenv broker: %s", r.rule);
+		return brk_refuse(c, (unsigned)r.status, "taskenv broker: %s", r.rule);
 	MHD_get_connection_values(c, MHD_GET_ARGUMENT_KIND, add_arg, &qs);
 	if (qs.bad) {
 		te_buf_release(&qs.b);
-		return refuse(c, 400,
-			      "taskenv broker: the query string has bytes the broker does not pass on");
+		return brk_refuse(c, 400,
+				  "taskenv broker: the query string has bytes the broker does not pass on");
 	}
 	if (r.action == SVC_BRK_PING) {
 		te_buf_release(&qs.b);
 		return ping(c, b, strcmp(method, "HEAD") == 0);
 	}
-	e = take_engine(b, &err);
+	if (canonical_body(q, method, &err) < 0) {
+		te_buf_release(&qs.b);
+		return brk_refuse(c, 400, "taskenv broker: %s", err.msg);
+	}
+	e = brk_take_engine(b, strcmp(method, "GET") != 0 && strcmp(method, "HEAD") != 0, &err);
 	if (!e) {
 		te_buf_release(&qs.b);
-		return engine_failed(c, &err);
+		return brk_engine_failed(c, &err);
 	}
 	switch (r.action) {
+	case SVC_BRK_CREATE: {
+		const char *name = NULL;
+
+		MHD_get_connection_values(c, MHD_GET_ARGUMENT_KIND, find_name, &name);
+		rc = brk_create(c, b, e, name, q);
+		break;
+	}
 	case SVC_BRK_INFO: rc = info(c, b, e); break;
 	case SVC_BRK_LIST: rc = list(c, b, e, qs.b.data ? qs.b.data : ""); break;
 	case SVC_BRK_FORWARD: {
 		te_autofree char *path = xasprintf("%s%s", r.path, qs.b.data ? qs.b.data : "");
 
-		rc = forward_buffered(c, e, method, path, q, NULL);
+		rc = brk_forward_buffered(c, e, method, path, q->body.data, q->body.len, NULL);
 		break;
 	}
 	default: rc = on_container(c, b, &e, method, &r, qs.b.data ? qs.b.data : "", q); break;
 	}
 	if (e)
-		give_engine(b, e);
+		brk_give_engine(b, e);
 	te_buf_release(&qs.b);
 	return rc;
 }
@@ -695,7 +390,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 	if (!q) {
 		q = xcalloc(1, sizeof(*q));
 		q->b = b;
-		te_buf_init(&q->body, strcmp(method, "PUT") == 0 ? ARCHIVE_MAX : BODY_MAX);
+		te_buf_init(&q->body, strcmp(method, "PUT") == 0 ? BRK_ARCHIVE_MAX : BRK_BODY_MAX);
 		*con_cls = q;
 		return MHD_YES;
 	}
@@ -706,7 +401,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 		return MHD_YES;
 	}
 	if (q->too_big)
-		return refuse(c, 413, "taskenv broker: the request body is over %zu bytes", q->body.max);
+		return brk_refuse(c, 413, "taskenv broker: the request body is over %zu bytes", q->body.max);
 	return handle(c, b, url, method, q);
 }
 

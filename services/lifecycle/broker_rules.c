@@ -8,9 +8,11 @@
 #include <string.h>
 
 /* Operations on a container the task owns: method, operation, whether
- * the answer streams, whether the connection may be hijacked. `update`
- * is judged by the gate and `create` needs it (docs/broker.md); rename,
- * commit, export and everything else are refused. */
+ * the answer streams, whether the connection may be hijacked. Which
+ * endpoints the broker serves is this table's; what a request that
+ * changes something may carry is the policy gate's alone (every body is
+ * judged by it on the way to the engine: `update` and `create` too);
+ * rename, commit, export and everything else are refused here. */
 static const struct op {
 	const char *method;
 	const char *op;
@@ -24,7 +26,7 @@ static const struct op {
 	{"POST", "wait", true, false},	   {"POST", "attach", true, true},
 	{"POST", "exec", false, false},	   {"POST", "resize", false, false},
 	{"GET", "archive", true, false},   {"HEAD", "archive", false, false},
-	{"PUT", "archive", false, false},
+	{"PUT", "archive", false, false},  {"POST", "update", false, false},
 },
   exec_ops[] = {
       {"POST", "start", true, true},
@@ -38,9 +40,13 @@ static const struct {
 	const char *path;
 	enum svc_brk_action action;
 } fixed[] = {
-    {"GET", "/_ping", SVC_BRK_PING},	       {"HEAD", "/_ping", SVC_BRK_PING},
-    {"GET", "/version", SVC_BRK_FORWARD},      {"GET", "/info", SVC_BRK_INFO},
-    {"GET", "/containers/json", SVC_BRK_LIST}, {"GET", "/images/json", SVC_BRK_FORWARD},
+    {"GET", "/_ping", SVC_BRK_PING},
+    {"HEAD", "/_ping", SVC_BRK_PING},
+    {"GET", "/version", SVC_BRK_FORWARD},
+    {"GET", "/info", SVC_BRK_INFO},
+    {"GET", "/containers/json", SVC_BRK_LIST},
+    {"GET", "/images/json", SVC_BRK_FORWARD},
+    {"POST", "/containers/create", SVC_BRK_CREATE},
 };
 
 /* Why a known endpoint is refused, for the message (the rest: allow-list). */
@@ -48,7 +54,6 @@ static const struct {
 	const char *prefix;
 	const char *rule;
 } reasons[] = {
-    {"/containers/create", "container create needs the policy gate's judge, not in this build yet"},
     {"/containers/prune", "pruning reaches other tasks' containers"},
     {"/images/", "images are read-only through the broker (GET /images/json only)"},
     {"/build", "builds are not allowed through the broker"},

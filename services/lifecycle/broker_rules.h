@@ -17,6 +17,7 @@ enum svc_brk_action {
 	SVC_BRK_LIST,	   /* GET /containers/json, filtered by the broker */
 	SVC_BRK_CONTAINER, /* /containers/{REF}/{OP}: REF must be the task's */
 	SVC_BRK_EXEC,	   /* /exec/{ID}/{OP}: the exec's container must be the task's */
+	SVC_BRK_CREATE,	   /* POST /containers/create: the task's labels, network, name forced */
 };
 
 struct svc_brk_route {

@@ -137,6 +137,13 @@ struct row {
 
 static const struct row rows[] = {
     {"plain", CREATE, HC("\"NetworkMode\":\"t1_default\""), NULL, NULL, NULL},
+    /* docker run -it --rm through the broker, its zero values dropped */
+    {"docker run", CREATE,
+     "{\"AttachStdin\":true,\"AttachStdout\":true,\"AttachStderr\":true,\"Tty\":true,\"OpenStdin\":true,"
+     "\"StdinOnce\":true,\"Cmd\":[\"sh\"],\"Image\":\"busybox\",\"HostConfig\":{\"AutoRemove\":true,"
+     "\"ConsoleSize\":[24,80],\"NetworkMode\":\"t1_default\",\"RestartPolicy\":{\"Name\":\"no\"}},"
+     "\"NetworkingConfig\":{\"EndpointsConfig\":{\"t1_default\":{}}}}",
+     NULL, NULL, NULL},
     {"unknown field", CREATE, HC("\"OomKillDisable\":true"), NULL, "HostConfig.OomKillDisable", NULL},
     {"unknown config field", CREATE, "{\"Image\":\"x\",\"Shell\":[\"sh\"]}", NULL, "Config.Shell", NULL},
     {"privileged", CREATE, HC("\"Privileged\":true"), NULL, "privileged", "privileged"},
@@ -279,6 +286,11 @@ static const struct row rows[] = {
     {"build unknown param", "POST", "/build", "t=t1-app&remote=http%3A%2F%2Fx", NULL, NULL, "never sends",
      NULL},
     {"exec", "POST", "/containers/t1-db-1/exec", "", "{\"Cmd\":[\"sh\"],\"Tty\":false}", NULL, NULL, NULL},
+    {"docker exec -it", "POST", "/containers/t1-db-1/exec", "",
+     "{\"User\":\"\",\"Privileged\":false,\"Tty\":true,\"ConsoleSize\":[24,80],\"AttachStdin\":true,"
+     "\"AttachStderr\":true,\"AttachStdout\":true,\"Detach\":false,\"DetachKeys\":\"\",\"Env\":null,"
+     "\"WorkingDir\":\"\",\"Cmd\":[\"sh\"]}",
+     NULL, NULL, NULL},
     {"exec privileged", "POST", "/containers/t1-db-1/exec", "", "{\"Cmd\":[\"sh\"],\"Privileged\":true}",
      NULL, "exec --privileged", "privileged"},
     {"exec other task", "POST", "/containers/t2-db-1/exec", "", "{\"Cmd\":[\"sh\"]}", NULL, "another task",
@@ -312,7 +324,10 @@ static const struct row rows[] = {
      "another task's", NULL},
     {"pull", "POST", "/images/create", "fromImage=busybox&tag=1", NULL, NULL, NULL, NULL},
     {"unknown route", "POST", "/containers/prune", "", NULL, NULL, "no rule", NULL},
-    {"unknown method", "PUT", "/containers/t1-db-1/archive", "path=/", NULL, NULL, "no rule", NULL},
+    {"unknown method", "PUT", "/containers/t1-db-1/json", "", NULL, NULL, "no rule", NULL},
+    {"cp into own", "PUT", "/containers/t1-db-1/archive", "path=/", NULL, NULL, NULL, NULL},
+    {"cp into other", "PUT", "/containers/t2-db-1/archive", "path=/", NULL, NULL, "another task's", NULL},
+    {"update", "POST", "/containers/t1-db-1/update", "", "{\"Memory\":1}", NULL, "no rule", NULL},
     {"plugins", "POST", "/plugins/pull", "remote=x", NULL, NULL, "no rule", NULL},
 };
 

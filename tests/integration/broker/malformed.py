@@ -190,13 +190,24 @@ case("bad chunk size", expect(b"POST /v1.41/containers/" + MINE.encode() + b"/ex
                                b"Transfer-Encoding: chunked\r\n\r\nzz\r\nabc\r\n0\r\n\r\n", {400}))
 case("chunked body forwarded", chunked_body)
 case("pipelined requests", pipelined)
-case("path: dot-dot to create", expect(post(b"/v1.41/containers/" + MINE.encode() + b"/../create", b"{}"), {403}))
+# A trick that normalises to create is a create, judged by the policy gate.
+case("path: dot-dot to create", expect(post(b"/v1.41/containers/" + MINE.encode() + b"/../create",
+                                            b'{"Image":"x","HostConfig":{"Privileged":true}}'), {403}))
 case("path: encoded dot-dot", expect(post(b"/v1.41/containers/%2e%2e/create", b"{}"), {403}))
 case("path: above the root", expect(get(b"/../../../etc/passwd"), {400}))
 case("path: NUL", expect(get(b"/v1.41/containers/a%00/json"), {400}))
 case("path: bad escape", expect(get(b"/v1.41/containers/%zz/json"), {400}))
 case("path: other task's by name", expect(get(b"/v1.41/containers/" + OTHER.encode() + b"/json"), {403}))
-case("query: CRLF injection", expect(get(b"/v1.41/containers/json?all=1%0d%0aX:%20y"), {200, 400}))
+def crlf_query():
+    # Passed on still encoded: the engine's own answer to a bad "all"
+    # (dockerd 400, Podman 500), never a header of the client's making.
+    data = exchange(get(b"/v1.41/containers/json?all=1%0d%0aX:%20y"))
+    got = statuses(data)
+    return (got[:1] in ([200], [400], [500]) and b"\r\nX: y" not in data
+            and (got[0] != 500 or b"taskenv broker: engine:" in data)), "status %s" % got
+
+
+case("query: CRLF injection", crlf_query)
 case("query: raw quote", expect(get(b'/v1.41/containers/json?filters={"a"}'), {400}))
 case("garbage", garbage)
 case("64 concurrent clients", concurrent)
