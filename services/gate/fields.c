@@ -123,8 +123,7 @@ static void r_labels(struct gate *g, const struct gate_at *at, const struct gate
 	gate_labels(g, at, v, shared_body(g, v));
 }
 
-/* Host variables that look like credentials. */
-static bool credential_name(const char *name, size_t n)
+bool gate_credential_name(const char *name, size_t n)
 {
 	static const char *const suffixes[] = {"_TOKEN",    "_KEY",  "_SECRET",
 					       "_PASSWORD", "_PASS", "_CREDENTIALS"};
@@ -174,7 +173,7 @@ char *gate_credential_in(const char *value)
 		const char *eq = strchr(*e, '=');
 
 		if (!eq || strlen(eq + 1) < 6 ||
-		    (!credential_name(*e, (size_t)(eq - *e)) && !url_with_password(eq + 1)))
+		    (!gate_credential_name(*e, (size_t)(eq - *e)) && !url_with_password(eq + 1)))
 			continue;
 		if (strstr(value, eq + 1))
 			return xstrndup(*e, (size_t)(eq - *e));
@@ -399,8 +398,9 @@ static void judge_secopt(struct gate *g, const struct gate_at *at, const char *o
 
 	if (strcmp(key, "no-new-privileges") == 0 && (!*val || !strcmp(val, "true") || !strcmp(val, "false")))
 		return;
+	/* Turning a confinement off is refused outright (privileged aside). */
 	if (strcmp(key, "label") == 0 && strcmp(val, "disable") == 0) {
-		gate_add(g, at, "security_opt", "label-disable", xasprintf("%s turns SELinux labels off", o));
+		gate_add(g, at, "security_opt", NULL, xasprintf("%s turns SELinux labels off", o));
 		return;
 	}
 	if (strcmp(key, "label") == 0 && (!strncmp(val, "type:", 5) || !strncmp(val, "user:", 5) ||
@@ -409,11 +409,11 @@ static void judge_secopt(struct gate *g, const struct gate_at *at, const char *o
 	if (strcmp(key, "apparmor") == 0 && *val && strcmp(val, "unconfined") != 0)
 		return;
 	if (strcmp(key, "apparmor") == 0 && strcmp(val, "unconfined") == 0) {
-		gate_add(g, at, "security_opt", "apparmor-unconfined", xasprintf("%s turns AppArmor off", o));
+		gate_add(g, at, "security_opt", NULL, xasprintf("%s turns AppArmor off", o));
 		return;
 	}
 	if (strcmp(key, "seccomp") == 0 && strcmp(val, "unconfined") == 0) {
-		gate_add(g, at, "security_opt", "seccomp-unconfined", xasprintf("%s turns seccomp off", o));
+		gate_add(g, at, "security_opt", NULL, xasprintf("%s turns seccomp off", o));
 		return;
 	}
 	if (strcmp(key, "seccomp") == 0 && *val && val[0] != '{') {
@@ -775,6 +775,7 @@ void gate_container_create(struct gate *g, const cJSON *body)
 	body_credentials(g, &at, host_config, sizeof(host_config) / sizeof(host_config[0]),
 			 cJSON_GetObjectItemCaseSensitive(body, "HostConfig"));
 	endpoints(g, &at, cJSON_GetObjectItemCaseSensitive(body, "NetworkingConfig"));
+	gate_image_labels(g, &at, body);
 }
 
 void gate_container_start(struct gate *g, const cJSON *inspect)

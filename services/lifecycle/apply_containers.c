@@ -81,7 +81,10 @@ static int record_detail(struct up *u, const struct svc_plan_container *c, long 
 		te_autojson cJSON *body =
 		    svc_plan_container_body(u->plan, c, u->host_ports[c - u->plan->containers]);
 
-		cJSON_AddItemToObject(d, "allowed", svc_allowed_of(body));
+		cJSON *allowed = svc_allowed_of(body);
+
+		svc_allowed_add_networks(allowed, c->networks);
+		cJSON_AddItemToObject(d, "allowed", allowed);
 	}
 	/* depends_on ... restart: true: `taskenv restart DEP` restarts this one too. */
 	a = cJSON_AddArrayToObject(d, "restart_with");

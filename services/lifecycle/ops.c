@@ -505,6 +505,7 @@ static int create_oneoff(struct run *r, struct te_err *err)
 		return -1;
 	cJSON_AddBoolToObject(detail, "oneoff", true);
 	cJSON_AddItemToObject(detail, "allowed", svc_allowed_of(body));
+	svc_allowed_add_networks(cJSON_GetObjectItemCaseSensitive(detail, "allowed"), r->c->networks);
 	text = cJSON_PrintUnformatted(detail);
 	if (state_resource_intend(r->l, r->task, svc_res_kind_name(SVC_RES_CONTAINER), r->name, r->o->service,
 				  &r->row, err) < 0 ||
