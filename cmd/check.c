@@ -4,6 +4,7 @@
 #include "services/model/plan.h"
 #include "services/gate/gate.h"
 #include "services/lifecycle/guard.h"
+#include "services/lifecycle/pgtpl.h"
 #include "common/mem.h"
 
 #define TE_WITH_CJSON
@@ -39,8 +40,8 @@ const char cmd_check_about[] =
     "projects:; 'taskenv settings'). x-taskenv.allow in a file only names the\n"
     "exceptions it needs. What each name opens: docs/security.md. Names:\n"
     "  engine-socket privileged host-network host-pid host-ipc host-userns host-uts\n"
-    "  host-cgroupns devices cap:NAME seccomp-unconfined apparmor-unconfined\n"
-    "  label-disable seccomp-profile bind-system bind-home bind-credentials\n"
+    "  host-cgroupns devices cap:NAME seccomp-profile bind-system bind-home\n"
+    "  bind-credentials\n"
     "  bind-outside-project public-port host-sysctl mac-address external-network\n"
     "  external-volume network-driver volume-driver runtime log-driver\n"
     "  host-credentials template:NAME path:/DIR\n"
@@ -140,7 +141,8 @@ static int run(struct te_ctx *ctx, struct check_opts *o, struct te_err *err)
 		return -1;
 	if (cmd_compose_allow(ctx, &o->compose, p, err) == 0 &&
 	    gate_exceptions_validate(o->compose.allow, "--allow", err) == 0 &&
-	    gate_exceptions_validate(p->allow, "x-taskenv.allow", err) == 0)
+	    gate_exceptions_validate(p->allow, "x-taskenv.allow", err) == 0 &&
+	    svc_resources_schemes(p, err) == 0)
 		rc = judge(p, o->compose.allow, task, o->json, err);
 	svc_project_free(p);
 	return rc;

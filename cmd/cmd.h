@@ -139,6 +139,9 @@ void cmd_progress_release(void);
 /* For --json: renders the step as cmd_progress does (stderr) and appends
  * {"kind","name","outcome"} to CTX, a cJSON array. */
 void cmd_progress_collect(void *ctx, const char *kind, const char *name, const char *what);
+/* The same, one entry per object (KIND, NAME): a later step replaces its
+ * outcome ("stopping", "stopped (3.1 s)", then "removed": "removed"). */
+void cmd_progress_outcome(void *ctx, const char *kind, const char *name, const char *what);
 /* -v: E reports each Engine API call on stderr ("engine: GET /v1.41/... -> 200 (3 ms)"). */
 void cmd_trace_install(const struct te_ctx *ctx, struct engine *e);
 /* Colour on F: a terminal, TERM is not "dumb" and NO_COLOR is unset/empty. */

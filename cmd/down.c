@@ -2,6 +2,7 @@
 #include "cmd/cmd.h"
 #include "services/contract/evidence.h"
 #include "services/lifecycle/teardown.h"
+#include "services/lifecycle/inuse.h"
 #include "state/ledger.h"
 #include "common/mem.h"
 
@@ -31,7 +32,8 @@ const struct cmd_option cmd_down_options[] = {
 		   "an image: name (\"<task>-<service>\"), all = every built one;\n"
 		   "pulled images are never removed (kept otherwise)"),
     CMD_OPT_SECONDS(0, "timeout", struct down_args, timeout,
-		    "seconds each container gets to stop (default 10)"),
+		    "seconds each container gets to stop, for all of them (default:\n"
+		    "each service's stop_grace_period, else 10)"),
     CMD_OPT_STRING(0, "evidence", "DIR", struct down_args, evidence,
 		   "write the evidence bundle (as 'taskenv evidence -o DIR') before\n"
 		   "removing anything; when it cannot be written nothing is removed"),
@@ -125,7 +127,7 @@ static int run(struct te_ctx *ctx, struct down_args *a, struct te_err *err)
 	    .rmi = !a->rmi			? SVC_RMI_NONE
 		   : strcmp(a->rmi, "all") == 0 ? SVC_RMI_ALL
 						: SVC_RMI_LOCAL,
-	    .progress = a->json ? cmd_progress_collect : cmd_progress,
+	    .progress = a->json ? cmd_progress_outcome : cmd_progress,
 	};
 	struct svc_down_result res;
 	bool missing = false;
@@ -159,12 +161,15 @@ static int run(struct te_ctx *ctx, struct down_args *a, struct te_err *err)
 
 int cmd_down(struct te_ctx *ctx, int argc, char **argv)
 {
-	struct down_args a = {.timeout = 10, .steps = cJSON_CreateArray()};
+	struct down_args a = {.timeout = SVC_STOP_OWN, .steps = cJSON_CreateArray()};
 	struct te_err err = {0};
 	int code, i = cmd_parse(ctx, argc, argv, &a, &code);
 
-	if (i >= 0)
-		code = run(ctx, &a, &err) < 0 ? cmd_fail("down", &err) : EXIT_OK;
+	if (i < 0) {
+		cJSON_Delete(a.steps);
+		return code;
+	}
+	code = run(ctx, &a, &err) < 0 ? cmd_fail("down", &err) : EXIT_OK;
 	cJSON_Delete(a.steps);
 	return code;
 }

@@ -13,7 +13,8 @@ struct lifecycle_opts {
 
 #define TIMEOUT_OPT                                                                                          \
 	CMD_OPT_SECONDS(0, "timeout", struct lifecycle_opts, timeout,                                        \
-			"seconds each container gets to stop before it is killed (default 10)")
+			"seconds each container gets to stop before it is killed\n"                          \
+			"(default: each service's stop_grace_period, else 10)")
 
 const struct cmd_option cmd_stop_options[] = {
     CMD_OPT_TASK(struct lifecycle_opts, task),
@@ -39,7 +40,7 @@ const char cmd_restart_about[] = "Stop then start the task's containers.\n";
 
 static int lifecycle(struct te_ctx *ctx, enum svc_lifecycle_op op, int argc, char **argv)
 {
-	struct lifecycle_opts o = {.timeout = 10};
+	struct lifecycle_opts o = {.timeout = -1}; /* -1: each container's own StopTimeout */
 	struct te_err err = {0};
 	te_autofree char *task = NULL;
 	int code, i = cmd_parse(ctx, argc, argv, &o, &code);

@@ -151,3 +151,24 @@ void cmd_progress_collect(void *ctx, const char *kind, const char *name, const c
 	cJSON_AddStringToObject(j, "outcome", what);
 	cJSON_AddItemToArray(ctx, j);
 }
+
+void cmd_progress_outcome(void *ctx, const char *kind, const char *name, const char *what)
+{
+	cJSON *it;
+
+	cmd_progress(NULL, kind, name, what);
+	cJSON_ArrayForEach (it, (cJSON *)ctx) {
+		const char *k = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(it, "kind"));
+		const char *n = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(it, "name"));
+
+		if (k && n && strcmp(k, kind) == 0 && strcmp(n, name) == 0) {
+			cJSON_ReplaceItemInObjectCaseSensitive(it, "outcome", cJSON_CreateString(what));
+			return;
+		}
+	}
+	it = cJSON_CreateObject();
+	cJSON_AddStringToObject(it, "kind", kind);
+	cJSON_AddStringToObject(it, "name", name);
+	cJSON_AddStringToObject(it, "outcome", what);
+	cJSON_AddItemToArray(ctx, it);
+}

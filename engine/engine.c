@@ -31,6 +31,10 @@ struct engine {
 	engine_judge_fn judge;
 	void *judge_ctx;
 	void (*judge_release)(void *ctx);
+	/* Called around each blocking transfer (engine_set_wait_hooks). */
+	void (*wait_leave)(void *ctx);
+	void (*wait_enter)(void *ctx);
+	void *wait_ctx;
 	char curl_err[CURL_ERROR_SIZE];
 };
 
@@ -171,7 +175,11 @@ static int do_request(struct engine *e, const struct request *rq, struct xfer *x
 	x->curl = e->curl;
 	setup_handle(e, rq, x, url, headers);
 	clock_gettime(CLOCK_MONOTONIC, &t0);
+	if (e->wait_leave)
+		e->wait_leave(e->wait_ctx);
 	rc = curl_easy_perform(e->curl);
+	if (e->wait_enter)
+		e->wait_enter(e->wait_ctx);
 	*status = 0;
 	curl_easy_getinfo(e->curl, CURLINFO_RESPONSE_CODE, status);
 	engine_trace(e, rq->method, rq->path, rc == CURLE_OK ? *status : 0,
@@ -512,13 +520,17 @@ fail:
 	return NULL;
 }
 
+/* Every per-handle setting is copied here: a field added to struct engine
+ * must be handed on too, or the clones skip it. Not the judge (its context
+ * is one handle's: engine_share_judge where that is safe) nor the wait
+ * hooks (the caller's: svc_par_run sets both on each clone). */
 struct engine *engine_clone(const struct engine *e, struct te_err *err)
 {
 	struct engine *c = xcalloc(1, sizeof(*c));
 
 	c->socket = xstrdup(e->socket);
-	c->api_version = xstrdup(e->api_version);
-	c->flavor = xstrdup(e->flavor);
+	c->api_version = e->api_version ? xstrdup(e->api_version) : NULL;
+	c->flavor = e->flavor ? xstrdup(e->flavor) : NULL;
 	c->version = e->version ? xstrdup(e->version) : NULL;
 	c->response_max = e->response_max;
 	c->trace = e->trace;
@@ -530,6 +542,13 @@ struct engine *engine_clone(const struct engine *e, struct te_err *err)
 		return NULL;
 	}
 	return c;
+}
+
+void engine_set_wait_hooks(struct engine *e, void (*leave)(void *ctx), void (*enter)(void *ctx), void *ctx)
+{
+	e->wait_leave = leave;
+	e->wait_enter = enter;
+	e->wait_ctx = ctx;
 }
 
 void engine_free(struct engine *e)
@@ -596,6 +615,11 @@ void engine_set_judge(struct engine *e, engine_judge_fn fn, void *ctx)
 		judge_drop(e);
 	e->judge = fn;
 	e->judge_ctx = ctx;
+}
+
+void engine_share_judge(struct engine *dst, const struct engine *src)
+{
+	engine_set_judge(dst, src->judge, src->judge_ctx);
 }
 
 void *engine_judge_ctx(const struct engine *e, engine_judge_fn fn)

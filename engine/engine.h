@@ -54,6 +54,11 @@ void engine_free(struct engine *e);
  * (the broker: services/lifecycle/broker.c). Owned (engine_free), or NULL
  * with *err set. */
 struct engine *engine_clone(const struct engine *e, struct te_err *err);
+/* Call LEAVE(CTX) before and ENTER(CTX) after each blocking transfer on E
+ * (NULL: none): the lifecycle's parallel runner releases its lock there, so
+ * only the waits on the engine overlap (services/lifecycle/par.h). The trace
+ * callback runs after ENTER. */
+void engine_set_wait_hooks(struct engine *e, void (*leave)(void *ctx), void (*enter)(void *ctx), void *ctx);
 
 /* Highest API version we speak. */
 #define ENGINE_API_MAX "1.41"
@@ -101,6 +106,11 @@ void *engine_judge_ctx(const struct engine *e, engine_judge_fn fn);
 /* Hand the judge's context to E: RELEASE(ctx) when E is freed or another
  * judge is installed. */
 void engine_own_judge_ctx(struct engine *e, void (*release)(void *ctx));
+/* Judge DST's requests by SRC's judge and context (borrowed: SRC keeps
+ * owning it and must outlive DST). Only for clones whose requests are
+ * judged one at a time with SRC's, as svc_par_run's are (its one lock
+ * is held while a judge runs: services/lifecycle/par.h). */
+void engine_share_judge(struct engine *dst, const struct engine *src);
 
 /* Cap each later response body at BYTES (0 restores ENGINE_RESPONSE_MAX);
  * a bigger response fails with TE_E_FAIL. For tests of the cap. */

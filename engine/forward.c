@@ -7,6 +7,7 @@
 #include "common/buf.h"
 #include "common/cleanup.h"
 #include "common/err.h"
+#include "common/io.h"
 #include "common/mem.h"
 
 #include <errno.h>
@@ -133,21 +134,6 @@ static int dial(const char *path, struct te_err *err)
 	return fd;
 }
 
-static int write_all(int fd, const char *p, size_t n)
-{
-	while (n) {
-		ssize_t w = send(fd, p, n, MSG_NOSIGNAL);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return -1;
-		p += w;
-		n -= (size_t)w;
-	}
-	return 0;
-}
-
 /* Read the answer's head into HEAD; what follows it goes to REST. */
 static int read_head(int fd, struct te_buf *head, struct te_buf *rest, long *status, struct te_err *err)
 {
@@ -195,7 +181,7 @@ int engine_hijack(struct engine *e, const char *method, const char *path, const 
 	c->fd = dial(engine_socket(e), err);
 	if (c->fd < 0)
 		goto fail;
-	if (write_all(c->fd, rq, strlen(rq)) < 0 || (len && write_all(c->fd, body, len) < 0)) {
+	if (te_send_all(c->fd, rq, strlen(rq)) < 0 || (len && te_send_all(c->fd, body, len) < 0)) {
 		te_err_set(err, TE_E_IO, "'%s %s': the engine closed the connection", method, path);
 		goto fail;
 	}

@@ -1,6 +1,7 @@
 #define TE_WITH_SQLITE
 #include "state/ledger.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pwd.h>
@@ -138,25 +139,6 @@ static int make_parents(const char *path, struct te_err *err)
 
 /* Create the file ourselves so sqlite never creates it with the umask's
  * mode; an existing database keeps whatever mode its owner gave it. */
-static int create_file(const char *path, struct te_err *err)
-{
-	int fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-
-	if (fd < 0) {
-		if (errno == EEXIST)
-			return 0;
-		return te_err_set(err, TE_E_IO, "create ledger '%s': %s", path, strerror(errno));
-	}
-	if (fchmod(fd, 0600) < 0) {
-		int e = errno;
-
-		close(fd);
-		return te_err_set(err, TE_E_IO, "chmod ledger '%s': %s", path, strerror(e));
-	}
-	close(fd);
-	return 0;
-}
-
 /* ---- open, migrate, identify ---- */
 
 static int user_version(struct ledger *l, int *v, struct te_err *err)
@@ -281,6 +263,99 @@ static int load_id(struct ledger *l, struct te_err *err)
 	return rc < 0 ? -1 : 0;
 }
 
+/* A new ledger is made whole under a temporary name and linked into place
+ * (link fails when another process got there first: then theirs is used),
+ * so no process ever sees a ledger file that is empty yet legitimate. An
+ * empty one is then damage (truncated, or replaced by hand): refused, as a
+ * fresh ledger id over it would leave every object labelled with the old
+ * id unowned (`gc --orphans` finds those). */
+static int ensure_file(const char *path, struct te_err *err)
+{
+	te_autofree char *tmp = NULL;
+	struct ledger *l;
+	struct stat st;
+	int fd, rc;
+
+	if (stat(path, &st) == 0) {
+		if (S_ISREG(st.st_mode) && st.st_size == 0)
+			return te_err_set(
+			    err, TE_E_STATE,
+			    "ledger '%s' is empty (0 bytes): refusing to start a new ledger over "
+			    "it; restore it from a copy, or remove it and list what the old one "
+			    "left with `taskenv gc --orphans`",
+			    path);
+		return 0;
+	}
+	if (errno != ENOENT)
+		return te_err_set(err, TE_E_IO, "ledger '%s': %s", path, strerror(errno));
+	tmp = xasprintf("%s.new-XXXXXX", path);
+	fd = mkstemp(tmp);
+	if (fd < 0)
+		return te_err_set(err, TE_E_IO, "create ledger '%s': %s", tmp, strerror(errno));
+	close(fd);
+	l = xcalloc(1, sizeof(*l));
+	l->path = xstrdup(tmp);
+	rc = ledger_connect(l, err) < 0 || migrate(l, err) < 0 || load_id(l, err) < 0 ? -1 : 0;
+	state_close(l);
+	if (rc == 0 && link(tmp, path) < 0 && errno != EEXIST)
+		rc = te_err_set(err, TE_E_IO, "create ledger '%s': %s", path, strerror(errno));
+	unlink(tmp);
+	return rc;
+}
+
+int state_ledger_id_of_file(const char *path, char **id_out, struct te_err *err)
+{
+	sqlite3 *db = NULL;
+	sqlite3_stmt *st = NULL;
+	char head[16] = {0};
+	FILE *f = fopen(path, "rb");
+	int rc = 0;
+
+	*id_out = NULL;
+	if (!f)
+		return te_err_set(err, TE_E_IO, "'%s': %s", path, strerror(errno));
+	rc = fread(head, 1, sizeof(head), f) == sizeof(head) && memcmp(head, "SQLite format 3", 16) == 0;
+	fclose(f);
+	if (!rc)
+		return 0;
+	rc = 0;
+	if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK &&
+	    sqlite3_prepare_v2(db, "SELECT value FROM meta WHERE key = 'ledger_id'", -1, &st, NULL) ==
+		SQLITE_OK &&
+	    sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0)) {
+		*id_out = xstrdup((const char *)sqlite3_column_text(st, 0));
+		rc = 1;
+	}
+	sqlite3_finalize(st);
+	sqlite3_close_v2(db);
+	return rc;
+}
+
+int state_ledger_find_id(const char *dir, const char *id, char **file_out, struct te_err *err)
+{
+	DIR *d = opendir(dir);
+	struct dirent *ent;
+	int found = 0;
+
+	*file_out = NULL;
+	if (!d)
+		return te_err_set(err, TE_E_IO, "state directory '%s': %s", dir, strerror(errno));
+	while (!found && (ent = readdir(d)) != NULL) {
+		te_autofree char *p = xasprintf("%s/%s", dir, ent->d_name);
+		te_autofree char *have = NULL;
+		struct stat st;
+
+		if (ent->d_name[0] == '.' || stat(p, &st) < 0 || !S_ISREG(st.st_mode))
+			continue;
+		if (state_ledger_id_of_file(p, &have, NULL) == 1 && strcmp(have, id) == 0) {
+			*file_out = TE_STEAL(p);
+			found = 1;
+		}
+	}
+	closedir(d);
+	return found;
+}
+
 struct ledger *state_open(const char *path, struct te_err *err)
 {
 	te_autofree char *def = NULL;
@@ -294,7 +369,7 @@ struct ledger *state_open(const char *path, struct te_err *err)
 		}
 		path = def;
 	}
-	if (make_parents(path, err) < 0 || create_file(path, err) < 0)
+	if (make_parents(path, err) < 0 || ensure_file(path, err) < 0)
 		return NULL;
 	l = xcalloc(1, sizeof(*l));
 	l->path = xstrdup(path);

@@ -39,7 +39,13 @@ char *state_default_path(void);
 struct ledger *state_open(const char *path, struct te_err *err);
 void state_close(struct ledger *l);		     /* NULL is a no-op */
 const char *state_ledger_id(const struct ledger *l); /* borrowed */
-const char *state_path(const struct ledger *l);	     /* borrowed */
+/* The ledger id kept in the ledger file PATH, read-only (*id_out owned):
+ * 1 found, 0 PATH is no ledger (not SQLite, or no id), -1 it cannot be read. */
+int state_ledger_id_of_file(const char *path, char **id_out, struct te_err *err);
+/* Does a ledger file directly under DIR hold ledger id ID? 1 yes (*file_out
+ * owned: its path), 0 no, -1 DIR cannot be read. */
+int state_ledger_find_id(const char *dir, const char *id, char **file_out, struct te_err *err);
+const char *state_path(const struct ledger *l); /* borrowed */
 /* The verb (e.g. "up", "down") that later events are recorded under; copied. */
 void state_set_verb(struct ledger *l, const char *verb);
 /* PRAGMA user_version of a ledger this build has migrated: the number of

@@ -141,6 +141,17 @@ static void add_live(struct verify *v, const char *name, int row, const cJSON *i
 	cJSON_AddItemToArray(v->live, o);
 }
 
+/* ID is a container already in v->live. */
+static bool live_id(const struct verify *v, const char *id)
+{
+	const cJSON *c;
+
+	cJSON_ArrayForEach (c, v->live)
+		if (strcmp(svc_json_str(cJSON_GetObjectItem(c, "inspect"), "Id", NULL), id) == 0)
+			return true;
+	return false;
+}
+
 static int collect_live(struct verify *v, struct te_err *err)
 {
 	te_autofree char *label = xasprintf("io.taskenv.task=%s", v->s.task);
@@ -160,7 +171,10 @@ static int collect_live(struct verify *v, struct te_err *err)
 		te_autojson cJSON *insp = NULL;
 		const char *n = listed_name(SVC_RES_CONTAINER, it);
 
-		if (recorded(&v->s, SVC_RES_CONTAINER, n))
+		/* A recorded name is not enough: a container made by hand under
+		 * the name of one taskenv created (the original removed) is
+		 * another container, judged against the name's allowed record. */
+		if (recorded(&v->s, SVC_RES_CONTAINER, n) && live_id(v, svc_json_str(it, "Id", NULL)))
 			continue;
 		if (engine_container_inspect(v->e, svc_json_str(it, "Id", NULL), &insp, err) < 0)
 			return -1;

@@ -164,6 +164,39 @@ static void check_binds(struct verify *v, const char *cname, const cJSON *insp, 
 	}
 }
 
+/* A network of this task in the ledger. */
+static bool task_network(const struct verify *v, const char *name)
+{
+	for (size_t i = 0; i < v->s.n_res; i++)
+		if (svc_res_kind_of(v->s.res[i].kind) == SVC_RES_NETWORK &&
+		    strcmp(v->s.res[i].name, name) == 0)
+			return true;
+	return false;
+}
+
+/* Each network the container is on now: one of the task's, or one the
+ * gate allowed it at creation (an external network granted). A network
+ * connect needs no restart: another task's network joined by hand. */
+static void check_networks(struct verify *v, const char *cname, const cJSON *insp, const cJSON *allowed,
+			   const char *why)
+{
+	const cJSON *n;
+	const cJSON *mine = cJSON_GetObjectItemCaseSensitive(allowed, "Networks");
+
+	cJSON_ArrayForEach (n,
+			    cJSON_GetObjectItem(cJSON_GetObjectItem(insp, "NetworkSettings"), "Networks")) {
+		const cJSON *it;
+		bool ok = task_network(v, n->string) || strcmp(n->string, "none") == 0;
+
+		cJSON_ArrayForEach (it, mine)
+			ok = ok || (cJSON_IsString(it) && strcmp(it->valuestring, n->string) == 0);
+		if (!ok)
+			svc_verify_result(v, "hostconfig", cname, SVC_VERIFY_FAIL,
+					  "NetworkSettings.Networks has '%s', not a network of this task; %s",
+					  n->string, why);
+	}
+}
+
 static void check_hostconfig_one(struct verify *v, const cJSON *insp)
 {
 	const char *cname = svc_verify_name_of(insp);
@@ -194,11 +227,12 @@ static void check_hostconfig_one(struct verify *v, const cJSON *insp)
 	check_list(v, cname, cJSON_GetObjectItem(hc, "SecurityOpt"), allowed, "SecurityOpt", norm_opt, lwhy);
 	check_list(v, cname, cJSON_GetObjectItem(hc, "Devices"), allowed, "Devices", NULL, lwhy);
 	check_binds(v, cname, insp, allowed, lwhy);
+	check_networks(v, cname, insp, allowed, lwhy);
 	if (v->failed == before)
 		svc_verify_result(
 		    v, "hostconfig", cname, SVC_VERIFY_PASS,
-		    "namespaces, privileged, cap_add, security_opt, devices and the realpath of every bind "
-		    "source are what the gate allowed at creation");
+		    "namespaces, privileged, cap_add, security_opt, devices, networks and the realpath of "
+		    "every bind source are what the gate allowed at creation");
 }
 
 void svc_verify_hostconfig(struct verify *v)

@@ -123,8 +123,7 @@ static void r_labels(struct gate *g, const struct gate_at *at, const struct gate
 	gate_labels(g, at, v, shared_body(g, v));
 }
 
-/* Host variables that look like credentials. */
-static bool credential_name(const char *name, size_t n)
+bool gate_credential_name(const char *name, size_t n)
 {
 	static const char *const suffixes[] = {"_TOKEN",    "_KEY",  "_SECRET",
 					       "_PASSWORD", "_PASS", "_CREDENTIALS"};
@@ -152,14 +151,29 @@ static bool credential_name(const char *name, size_t n)
 	return false;
 }
 
+/* A URL whose user part carries a password (SCHEME://USER:PW@...): an
+ * admin URL such as PG_ADMIN_URL, whatever the variable is called. */
+static bool url_with_password(const char *v)
+{
+	const char *p = strstr(v, "://");
+	size_t n;
+
+	if (!p)
+		return false;
+	p += 3;
+	n = strcspn(p, "/?#@");
+	return p[n] == '@' && memchr(p, ':', n) != NULL;
+}
+
 /* The host credential variable whose value VALUE carries (by name or by
  * interpolation), or NULL. Short values say nothing. */
-static char *host_credential_in(const char *value)
+char *gate_credential_in(const char *value)
 {
 	for (char **e = environ; e && *e; e++) {
 		const char *eq = strchr(*e, '=');
 
-		if (!eq || strlen(eq + 1) < 6 || !credential_name(*e, (size_t)(eq - *e)))
+		if (!eq || strlen(eq + 1) < 6 ||
+		    (!gate_credential_name(*e, (size_t)(eq - *e)) && !url_with_password(eq + 1)))
 			continue;
 		if (strstr(value, eq + 1))
 			return xstrndup(*e, (size_t)(eq - *e));
@@ -175,7 +189,7 @@ static void r_env(struct gate *g, const struct gate_at *at, const struct gate_fi
 	cJSON_ArrayForEach (it, v) {
 		const char *s = cJSON_GetStringValue(it);
 		const char *eq = s ? strchr(s, '=') : NULL;
-		te_autofree char *name = eq ? host_credential_in(eq + 1) : NULL;
+		te_autofree char *name = eq ? gate_credential_in(eq + 1) : NULL;
 		te_autofree char *var = eq ? xstrndup(s, (size_t)(eq - s)) : NULL;
 
 		if (name)
@@ -183,6 +197,43 @@ static void r_env(struct gate *g, const struct gate_at *at, const struct gate_fi
 				 xasprintf("'%s' passes the host's credential variable %s into the container",
 					   var, name));
 	}
+}
+
+/* Every string in V (keys of objects too) that carries a host credential:
+ * a command, a label, a working directory are as good a way out as Env. */
+void gate_credentials(struct gate *g, const struct gate_at *at, const char *key, const cJSON *v)
+{
+	const cJSON *it;
+	te_autofree char *name = NULL;
+
+	if (v && v->string)
+		name = gate_credential_in(v->string);
+	if (!name && cJSON_IsString(v))
+		name = gate_credential_in(v->valuestring);
+	if (name) {
+		gate_add(g, at, key, "host-credentials",
+			 xasprintf("%s carries the host's credential variable %s", key, name));
+		return;
+	}
+	cJSON_ArrayForEach (it, v)
+		gate_credentials(g, at, key, it);
+}
+
+/* The Config and HostConfig fields of a container body but Env (r_env
+ * names the variable): judged for host credentials. */
+static void body_credentials(struct gate *g, const struct gate_at *at, const struct gate_field *table,
+			     size_t n, const cJSON *obj)
+{
+	const cJSON *it;
+
+	cJSON_ArrayForEach (it, obj)
+		for (size_t i = 0; i < n; i++)
+			if (strcmp(table[i].name, it->string) == 0 && strcmp(it->string, "Env") != 0 &&
+			    strcmp(it->string, "HostConfig") != 0) {
+				struct gate_at a = gate_at_field(at, &table[i]);
+
+				gate_credentials(g, &a, fkey(&table[i]), it);
+			}
 }
 
 static bool loopback(const char *ip)
@@ -347,8 +398,9 @@ static void judge_secopt(struct gate *g, const struct gate_at *at, const char *o
 
 	if (strcmp(key, "no-new-privileges") == 0 && (!*val || !strcmp(val, "true") || !strcmp(val, "false")))
 		return;
+	/* Turning a confinement off is refused outright (privileged aside). */
 	if (strcmp(key, "label") == 0 && strcmp(val, "disable") == 0) {
-		gate_add(g, at, "security_opt", "label-disable", xasprintf("%s turns SELinux labels off", o));
+		gate_add(g, at, "security_opt", NULL, xasprintf("%s turns SELinux labels off", o));
 		return;
 	}
 	if (strcmp(key, "label") == 0 && (!strncmp(val, "type:", 5) || !strncmp(val, "user:", 5) ||
@@ -357,11 +409,11 @@ static void judge_secopt(struct gate *g, const struct gate_at *at, const char *o
 	if (strcmp(key, "apparmor") == 0 && *val && strcmp(val, "unconfined") != 0)
 		return;
 	if (strcmp(key, "apparmor") == 0 && strcmp(val, "unconfined") == 0) {
-		gate_add(g, at, "security_opt", "apparmor-unconfined", xasprintf("%s turns AppArmor off", o));
+		gate_add(g, at, "security_opt", NULL, xasprintf("%s turns AppArmor off", o));
 		return;
 	}
 	if (strcmp(key, "seccomp") == 0 && strcmp(val, "unconfined") == 0) {
-		gate_add(g, at, "security_opt", "seccomp-unconfined", xasprintf("%s turns seccomp off", o));
+		gate_add(g, at, "security_opt", NULL, xasprintf("%s turns seccomp off", o));
 		return;
 	}
 	if (strcmp(key, "seccomp") == 0 && *val && val[0] != '{') {
@@ -562,6 +614,18 @@ static void r_mac(struct gate *g, const struct gate_at *at, const struct gate_fi
 			   cJSON_GetStringValue(v) ? v->valuestring : "?"));
 }
 
+/* The image must not be one another task built (by its labels). */
+static void r_image(struct gate *g, const struct gate_at *at, const struct gate_field *f, const cJSON *v)
+{
+	enum gate_owner o;
+
+	if (!cJSON_IsString(v))
+		return must_string(g, at, f, v);
+	if (gate_lookup_owner(g, "image", v->valuestring, &o, NULL, NULL) == 0 && o == GATE_OWN_OTHER)
+		gate_add(g, at, "image", NULL,
+			 xasprintf("image '%s' is another task's (built by it)", v->valuestring));
+}
+
 #define K(id) SVC_K_##id
 static const struct gate_field host_config[] = {
     {"Binds", "volumes", K(VOLUMES), r_binds},
@@ -604,7 +668,7 @@ static const struct gate_field host_config[] = {
 };
 
 static const struct gate_field config[] = {
-    {"Image", "image", K(IMAGE), must_string},
+    {"Image", "image", K(IMAGE), r_image},
     {"Cmd", "command", K(COMMAND), must_strv},
     {"Entrypoint", "entrypoint", K(ENTRYPOINT), must_strv},
     {"Env", "environment", K(ENVIRONMENT), r_env},
@@ -707,7 +771,11 @@ void gate_container_create(struct gate *g, const cJSON *body)
 	gate_fields(g, &at, config, sizeof(config) / sizeof(config[0]), "Config", body);
 	gate_fields(g, &at, host_config, sizeof(host_config) / sizeof(host_config[0]), "HostConfig",
 		    cJSON_GetObjectItemCaseSensitive(body, "HostConfig"));
+	body_credentials(g, &at, config, sizeof(config) / sizeof(config[0]), body);
+	body_credentials(g, &at, host_config, sizeof(host_config) / sizeof(host_config[0]),
+			 cJSON_GetObjectItemCaseSensitive(body, "HostConfig"));
 	endpoints(g, &at, cJSON_GetObjectItemCaseSensitive(body, "NetworkingConfig"));
+	gate_image_labels(g, &at, body);
 }
 
 void gate_container_start(struct gate *g, const cJSON *inspect)

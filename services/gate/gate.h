@@ -97,6 +97,12 @@ int gate_judge_add(struct gate *g, const char *method, const char *path, const c
  * findings; 0 when nothing was refused. */
 int gate_judge_project(struct gate *g, const struct svc_project *p);
 
+/* The first io.taskenv. label IMAGE (an image's inspect answer) carries
+ * that LABELS (the container's own, which replace the image's) does not
+ * set, or NULL: a container would inherit it and pose as a shared server
+ * or another task's. Owned. */
+char *gate_image_label_claim(const struct cJSON *image, const struct cJSON *labels);
+
 /* The exceptions P's x-taskenv.allow names that G has not granted: a
  * finding each, naming the --allow and the config line that grant it. */
 int gate_judge_needed(struct gate *g, const struct svc_project *p);

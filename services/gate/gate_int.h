@@ -49,6 +49,10 @@ char *gate_resolve(const char *path);
 /* PATH is DIR or below it. */
 bool gate_within(const char *path, const char *dir);
 
+/* The host variable NAME (its first N bytes) looks like a credential
+ * (*_TOKEN, *_KEY, *SECRET*, *PASSWORD*, AWS_*, SSH_AUTH_SOCK, ...). */
+bool gate_credential_name(const char *name, size_t n);
+
 /* The request judges (fields.c, objects.c). Each adds findings. */
 void gate_container_create(struct gate *g, const struct cJSON *body);
 void gate_network_create(struct gate *g, const struct cJSON *body);
@@ -60,7 +64,14 @@ void gate_network_connect(struct gate *g, const char *network, const struct cJSO
 void gate_container_start(struct gate *g, const struct cJSON *inspect);
 /* io.taskenv.* labels of LABELS: only the ones taskenv sets, with this
  * task's values (SHARED: a shared server's). */
+/* The host credential variable whose value VALUE carries, or NULL
+ * (owned); gate_credentials finds one in any string of V. */
+char *gate_credential_in(const char *value);
+void gate_credentials(struct gate *g, const struct gate_at *at, const char *key, const struct cJSON *v);
 void gate_labels(struct gate *g, const struct gate_at *at, const struct cJSON *labels, bool shared);
+/* The io.taskenv. labels BODY's image carries that BODY does not replace
+ * (an engine lookup; nothing without one). */
+void gate_image_labels(struct gate *g, const struct gate_at *at, const struct cJSON *body);
 /* The network NAME as a container's NetworkMode / endpoint / connect
  * target: this task's, or an external one granted. */
 void gate_network_use(struct gate *g, const struct gate_at *at, const char *key, const char *name);

@@ -56,6 +56,35 @@ void gate_labels(struct gate *g, const struct gate_at *at, const cJSON *labels, 
 	}
 }
 
+char *gate_image_label_claim(const cJSON *image, const cJSON *labels)
+{
+	const cJSON *it;
+
+	cJSON_ArrayForEach (
+	    it, cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(image, "Config"), "Labels"))
+		if (it->string && strncmp(it->string, "io.taskenv.", 11) == 0 &&
+		    !cJSON_GetObjectItemCaseSensitive(labels, it->string))
+			return xstrdup(it->string);
+	return NULL;
+}
+
+void gate_image_labels(struct gate *g, const struct gate_at *at, const cJSON *body)
+{
+	const char *image = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(body, "Image"));
+	te_autojson cJSON *img = NULL;
+	te_autofree char *claim = NULL;
+	enum gate_owner o;
+
+	if (!image || gate_lookup_owner(g, "image", image, &o, &img, NULL) < 0)
+		return; /* no engine (check), or not there yet: up asks again */
+	claim = gate_image_label_claim(img, cJSON_GetObjectItemCaseSensitive(body, "Labels"));
+	if (claim)
+		gate_add(g, at, "image", NULL,
+			 xasprintf("image '%s' carries the label '%s': the io.taskenv. prefix is taskenv's, "
+				   "and a container would inherit it",
+				   image, claim));
+}
+
 /* ---- networks and volumes a container uses ---- */
 
 static bool default_network(const char *name)
@@ -406,7 +435,12 @@ static void build_param(struct gate *g, const struct gate_at *at, const char *k,
 	static const char *const any[] = {"dockerfile", "buildargs", "target", "shmsize", "extrahosts",
 					  "cachefrom",	"pull",	     "rm",     "forcerm", "layers"};
 	te_autojson cJSON *labels = NULL;
+	te_autofree char *cred = gate_credential_in(v);
 
+	if (cred)
+		gate_add(
+		    g, at, strcmp(k, "buildargs") == 0 ? "build.args" : "build", "host-credentials",
+		    xasprintf("build parameter '%s' carries the host's credential variable %s", k, cred));
 	for (size_t i = 0; i < sizeof(any) / sizeof(any[0]); i++)
 		if (strcmp(k, any[i]) == 0)
 			return;
@@ -542,12 +576,60 @@ static void project_files(struct gate *g, const struct svc_service *s)
 	}
 }
 
+/* A secret or config taken from a host variable that looks like a
+ * credential passes it into the container by name: host-credentials. */
+static void env_files(struct gate *g, const struct svc_file_decl *d, size_t n, const char *key)
+{
+	for (size_t i = 0; i < n; i++) {
+		struct gate_at at = {NULL, d[i].key, d[i].loc};
+
+		if (d[i].kind != SVC_FILE_ENV || !d[i].env || !getenv(d[i].env) ||
+		    !gate_credential_name(d[i].env, strlen(d[i].env)))
+			continue;
+		gate_add(g, &at, key, "host-credentials",
+			 xasprintf("%s '%s' passes the host's credential variable %s into the container", key,
+				   d[i].key, d[i].env));
+	}
+}
+
+/* The io.taskenv. labels taskenv writes itself replace what a file writes
+ * there, so the body never shows the file's: judged as written. The rest
+ * of the prefix is refused in the body (gate_labels). */
+static void file_labels(struct gate *g, const char *subject, const struct svc_kv *kv, size_t n)
+{
+	static const char *const own[] = {
+	    "io.taskenv.task",	   "io.taskenv.ledger",	   "io.taskenv.version", SVC_LABEL_ORIGINAL_NAME,
+	    SVC_LABEL_CONFIG_HASH, SVC_LABEL_CONFIG_PARTS, "io.taskenv.server"};
+
+	for (size_t i = 0; i < n; i++) {
+		struct gate_at at = {NULL, subject, kv[i].loc};
+
+		for (size_t j = 0; j < sizeof(own) / sizeof(own[0]); j++)
+			if (strcmp(kv[i].key, own[j]) == 0)
+				gate_add(g, &at, "labels", NULL,
+					 xasprintf("label '%s': the io.taskenv. prefix is taskenv's (a file "
+						   "never writes it)",
+						   kv[i].key));
+	}
+}
+
 int gate_judge_project(struct gate *g, const struct svc_project *p)
 {
 	size_t before = g->n;
 
-	for (size_t i = 0; i < p->n_services; i++)
-		project_files(g, &p->services[i]);
+	for (size_t i = 0; i < p->n_services; i++) {
+		const struct svc_service *s = &p->services[i];
+
+		project_files(g, s);
+		file_labels(g, s->name, s->labels, s->n_labels);
+		file_labels(g, s->name, s->build.labels, s->build.n_labels);
+	}
+	for (size_t i = 0; i < p->n_networks; i++)
+		file_labels(g, p->networks[i].key, p->networks[i].labels, p->networks[i].n_labels);
+	for (size_t i = 0; i < p->n_volumes; i++)
+		file_labels(g, p->volumes[i].key, p->volumes[i].labels, p->volumes[i].n_labels);
+	env_files(g, p->secrets, p->n_secrets, "secrets");
+	env_files(g, p->configs, p->n_configs, "configs");
 	return g->n > before ? -1 : 0;
 }
 

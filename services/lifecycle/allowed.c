@@ -5,6 +5,7 @@
 #define TE_WITH_CJSON
 #include "common/cleanup.h"
 
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -30,6 +31,49 @@ static void add_bind(cJSON *binds, const char *source)
 	cJSON_AddStringToObject(o, "real", real ? real : source);
 	free(real);
 	cJSON_AddItemToArray(binds, o);
+}
+
+static bool has(const cJSON *a, const char *s)
+{
+	const cJSON *it;
+
+	cJSON_ArrayForEach (it, a)
+		if (cJSON_IsString(it) && strcmp(it->valuestring, s) == 0)
+			return true;
+	return false;
+}
+
+void svc_allowed_add_networks(cJSON *allowed, char *const *networks)
+{
+	cJSON *a = cJSON_GetObjectItemCaseSensitive(allowed, "Networks");
+
+	if (!a)
+		a = cJSON_AddArrayToObject(allowed, "Networks");
+	for (size_t i = 0; networks && networks[i]; i++)
+		if (!has(a, networks[i]))
+			cJSON_AddItemToArray(a, cJSON_CreateString(networks[i]));
+}
+
+/* The networks BODY joins: its endpoints, and a NetworkMode naming one
+ * (a network, "host", "none"; not a join). */
+static void add_body_networks(cJSON *o, const cJSON *body, const cJSON *hc)
+{
+	const char *mode = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(hc, "NetworkMode"));
+	const cJSON *ep = cJSON_GetObjectItemCaseSensitive(
+	    cJSON_GetObjectItemCaseSensitive(body, "NetworkingConfig"), "EndpointsConfig");
+	const cJSON *it;
+	char *one[2] = {NULL, NULL};
+
+	svc_allowed_add_networks(o, NULL);
+	cJSON_ArrayForEach (it, ep) {
+		one[0] = it->string;
+		svc_allowed_add_networks(o, one);
+	}
+	/* "host" too: the engine lists a host-network container on "host" */
+	if (mode && *mode && strncmp(mode, "container:", 10) != 0 && strncmp(mode, "ns:", 3) != 0) {
+		one[0] = (char *)mode;
+		svc_allowed_add_networks(o, one);
+	}
 }
 
 cJSON *svc_allowed_of(const cJSON *body)
@@ -74,5 +118,6 @@ cJSON *svc_allowed_of(const cJSON *body)
 		if (type && strcmp(type, "bind") == 0 && src)
 			add_bind(binds, src);
 	}
+	add_body_networks(o, body, hc);
 	return o;
 }

@@ -11,8 +11,14 @@ struct cJSON;
  * (strings, "" when BODY sets none), "Privileged" (bool), "CapAdd",
  * "SecurityOpt", "Devices" (PathOnHost) (string arrays), "binds":
  * [{"source": as sent, "real": realpath now, or the source when it does
- * not resolve}]} of the POST /containers/create BODY (borrowed). Owned. */
+ * not resolve}], "Networks": the networks it joins (EndpointsConfig's
+ * names and a NetworkMode that names one)} of the POST /containers/create
+ * BODY (borrowed). Owned. */
 struct cJSON *svc_allowed_of(const struct cJSON *body);
+
+/* Add NETWORKS (NULL-terminated, may be NULL: the ones taskenv connects
+ * after the create) to ALLOWED's "Networks". */
+void svc_allowed_add_networks(struct cJSON *allowed, char *const *networks);
 
 /* The namespace fields of svc_allowed_of, NULL-terminated (static). */
 extern const char *const svc_allowed_ns[];

@@ -1,6 +1,7 @@
 #include "services/lifecycle/apply.h"
 #include "services/lifecycle/scale.h"
 #include "services/lifecycle/apply_int.h"
+#include "services/lifecycle/par.h"
 #include "services/model/compose.h"
 #include "services/model/plan.h"
 #include "services/gate/gate.h"
@@ -224,6 +225,40 @@ static int create_rooms(struct up *u, struct te_err *err)
 	return 0;
 }
 
+/* One container of a level, on the thread's own engine handle E. */
+static int ensure_one(void *ctx, size_t idx, struct engine *e, struct te_err *err)
+{
+	struct up w = *(struct up *)ctx;
+
+	w.e = e;
+	return up_ensure_container(&w, idx, err);
+}
+
+/* Containers level by level (svc_plan_container.level): the depends_on
+ * conditions of a level are met first, then its containers are made and
+ * started at once (svc_par_run), each through the ledger protocol on its
+ * own; a level with a failure stops the next from starting. */
+static int create_levels(struct up *u, struct te_err *err)
+{
+	te_autofree size_t *items = xcalloc(u->plan->n_containers + 1, sizeof(size_t));
+
+	for (int level = 0; level < u->plan->n_levels; level++) {
+		size_t n = 0;
+
+		for (size_t i = 0; i < u->plan->n_containers; i++) {
+			/* up SERVICE...: what was not chosen is not touched. */
+			if (u->plan->containers[i].level != level || !u->selected[i])
+				continue;
+			if (!u->opts->no_start && up_wait_deps(u, i, err) < 0)
+				return -1;
+			items[n++] = i;
+		}
+		if (svc_par_run(u->e, items, n, ensure_one, u, err) < 0)
+			return -1;
+	}
+	return 0;
+}
+
 /* Driver resources first: a server that refuses leaves no engine object
  * behind, and containers need their values injected. A template built
  * from migrations changes that order: its migration runs as a one-off
@@ -246,11 +281,7 @@ static int create_all(struct up *u, struct te_err *err)
 	if (up_recover(u, err) < 0 ||
 	    svc_scale_down(u->e, u->l, u->plan, u->opts->progress, u->opts->progress_ctx, err) < 0)
 		return -1;
-	for (size_t i = 0; i < u->plan->n_containers; i++)
-		if ((u->selected[i] && !u->opts->no_start && up_wait_deps(u, i, err) < 0) ||
-		    up_ensure_container(u, i, err) < 0)
-			return -1;
-	if (up_orphans(u, err) < 0)
+	if (create_levels(u, err) < 0 || up_orphans(u, err) < 0)
 		return -1;
 	return up_wait_all(u, err);
 }
@@ -490,7 +521,7 @@ static int up_run(struct up *u, const struct svc_project *project, struct te_err
 
 	if (same_project(u, project, err) < 0 || svc_engine_claim(u->e, u->l, task, &engine_id, err) < 0 ||
 	    svc_resources_admit(u->l, project, u->opts->allow, err) < 0 || up_select(u, err) < 0 ||
-	    up_check_images(u, err) < 0)
+	    up_check_fit(u, err) < 0 || up_check_images(u, err) < 0)
 		return -1;
 	if (state_task_upsert(u->l, task, project->dir, files, engine_socket(u->e), "starting", err) < 0)
 		return -1;

@@ -91,13 +91,19 @@ static int record_detail(struct up *u, const struct svc_plan_container *c, long 
 		te_autojson cJSON *body =
 		    svc_plan_container_body(u->plan, c, u->host_ports[c - u->plan->containers]);
 
-		cJSON_AddItemToObject(d, "allowed", svc_allowed_of(body));
+		cJSON *allowed = svc_allowed_of(body);
+
+		svc_allowed_add_networks(allowed, c->networks);
+		cJSON_AddItemToObject(d, "allowed", allowed);
 	}
 	/* depends_on ... restart: true: `taskenv restart DEP` restarts this one too. */
 	a = cJSON_AddArrayToObject(d, "restart_with");
 	for (size_t i = 0; i < c->svc->n_deps; i++)
 		if (c->svc->deps[i].restart)
 			cJSON_AddItemToArray(a, cJSON_CreateString(c->svc->deps[i].service));
+	/* Its dependency level: `down` stops and removes level by level, the
+	 * deepest first, with or without the file. */
+	cJSON_AddNumberToObject(d, "level", c->level);
 	text = cJSON_PrintUnformatted(d);
 	return state_resource_set_detail(u->l, row, text, err);
 }
@@ -161,6 +167,7 @@ static int create_as(struct up *u, size_t idx, const char *name, const cJSON *bo
 	const struct svc_plan_container *c = &u->plan->containers[idx];
 
 	te_fault_point("before-create", "container", name);
+	te_fault_soon("during-create", "container", name);
 	if (engine_container_create(u->e, name, body, id, err) < 0)
 		return te_err_prefix(err, "service '%s': create container '%s': ", c->svc->name, name);
 	te_fault_point("after-create", "container", name);

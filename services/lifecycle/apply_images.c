@@ -5,6 +5,7 @@
 #include "services/model/compose.h"
 #include "services/model/plan.h"
 #include "services/lifecycle/build.h"
+#include "services/gate/gate.h"
 #include "engine/build.h"
 #include "common/fault.h"
 #include "engine/engine.h"
@@ -123,6 +124,24 @@ static int check_tag_owner(struct up *u, const struct svc_plan_container *c, str
 	    c->svc->name, c->image);
 }
 
+/* IMG (C's image) carries io.taskenv. labels its containers would inherit
+ * (a LABEL in the Dockerfile, or a base image's): refused before anything
+ * runs it. */
+static int check_image_labels(struct up *u, const struct svc_plan_container *c, const cJSON *img,
+			      struct te_err *err)
+{
+	te_autojson cJSON *labels = svc_plan_labels(u->plan, "container", c->svc->name);
+	te_autofree char *claim = gate_image_label_claim(img, labels);
+	const struct svc_loc *at = &c->svc->loc;
+
+	if (!claim)
+		return 0;
+	return te_err_set(err, TE_E_POLICY,
+			  "refused: %s:%d:%d: %s: image: image '%s' carries the label '%s': the io.taskenv. "
+			  "prefix is taskenv's, and a container would inherit it (refused)",
+			  at->file ? at->file : "?", at->line, at->col, c->svc->name, c->image, claim);
+}
+
 /* Build when asked (up --build, pull_policy: build) or when the image is
  * missing; pull as pull_policy says (missing: when absent, as Compose
  * does; always: every time; never: not at all; daily/weekly/every_X: when
@@ -150,6 +169,8 @@ static int check_image(struct up *u, size_t i, struct te_err *err)
 		te_fault_point("before-inspect", "image", c->image);
 		if (engine_image_inspect(u->e, c->image, &img, err) == 0) {
 			te_fault_point("after-inspect", "image", c->image);
+			if (check_image_labels(u, c, img, err) < 0)
+				return -1;
 			if (!c->build && (policy == SVC_PULL_ALWAYS ||
 					  (policy == SVC_PULL_REFRESH && image_stale(img, every))))
 				return pull(u, c, "", err);
@@ -237,6 +258,15 @@ static int build_one(struct up *u, const struct svc_plan_container *c, struct te
 	}
 	if (engine_image_inspect(u->e, c->image, &img, err) < 0)
 		return te_err_prefix(err, "service '%s': built image '%s': ", c->svc->name, c->image);
+	if (check_image_labels(u, c, img, err) < 0) {
+		struct te_err ignored;
+
+		/* nothing runs it: the image this build made goes, and its row */
+		engine_image_remove(u->e, c->image, true, &ignored);
+		if (fresh)
+			state_resource_set_state(u->l, row, STATE_REMOVED, &ignored);
+		return -1;
+	}
 	id = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(img, "Id"));
 	up_step(u, "image", c->image, "built");
 	if (id && u->old_image[c - u->plan->containers] &&

@@ -25,7 +25,11 @@ struct svc_up_opts;
 struct te_err;
 
 /* One `up` in progress; svc_up owns it and everything it points to but
- * E, L and OPTS (borrowed). Arrays are per planned object, same index. */
+ * E, L and OPTS (borrowed). Arrays are per planned object, same index.
+ * The containers of one level run on copies of it (apply.c, ensure_one:
+ * the copy's E is the thread's engine handle), so what up_ensure_container
+ * and its callees write must go into those per-object arrays, never into a
+ * field of the struct itself. */
 struct up {
 	struct engine *e;
 	struct ledger *l;
@@ -69,6 +73,10 @@ void up_drop_old_images(struct up *u);
 
 /* ---- apply_net.c ---- */
 
+/* Each bridge network's subnet (the subnet_prefix setting) holds the
+ * containers the plan puts on it: else TE_E_USAGE naming the network, the
+ * count and the setting's value that fits. Before anything is created. */
+int up_check_fit(const struct up *u, struct te_err *err);
 /* Reserve every published host port (u->host_ports). */
 int up_reserve_ports(struct up *u, struct te_err *err);
 /* Reserve every bridge network's subnet (u->subnets). */

@@ -152,6 +152,52 @@ static bool wants_subnet(const struct svc_plan_network *n)
 	return !n->external && !(n->decl && n->decl->n_ipam) && (!driver || strcmp(driver, "bridge") == 0);
 }
 
+/* Containers of the plan on network NAME, and the shared server
+ * containers (each joins every task network). */
+static size_t on_network(const struct up *u, const char *name)
+{
+	size_t n = 0;
+	bool shared[SVC_SHARED_MAX] = {false};
+
+	for (size_t i = 0; i < u->plan->n_containers; i++)
+		for (size_t k = 0; u->plan->containers[i].networks && u->plan->containers[i].networks[k]; k++)
+			n += strcmp(u->plan->containers[i].networks[k], name) == 0;
+	for (size_t i = 0; i < u->plan->project->n_resources; i++) {
+		int slot = svc_shared_slot(u->plan->project->resources[i].driver);
+
+		if (!u->plan->project->resources[i].server && slot >= 0 && !shared[slot]) {
+			shared[slot] = true;
+			n++;
+		}
+	}
+	return n;
+}
+
+int up_check_fit(const struct up *u, struct te_err *err)
+{
+	int sub = u->opts->pool.sub;
+	/* A subnet's own address, its broadcast and the gateway are not for containers. */
+	size_t room = ((size_t)1 << (32 - sub)) - 3;
+
+	for (size_t i = 0; i < u->plan->n_networks; i++) {
+		const struct svc_plan_network *n = &u->plan->networks[i];
+		size_t want = wants_subnet(n) ? on_network(u, n->name) : 0;
+		int fits = sub;
+
+		if (want <= room)
+			continue;
+		while (fits > u->opts->pool.prefix && ((size_t)1 << (32 - fits)) - 3 < want)
+			fits--;
+		return te_err_set(
+		    err, TE_E_USAGE,
+		    "network '%s': %zu containers do not fit in a /%d subnet (%zu addresses for "
+		    "containers): set subnet_prefix (TASKENV_SUBNET_PREFIX, or subnet_prefix: in the "
+		    "config file) to %d or lower; nothing was created",
+		    n->key, want, sub, room, fits);
+	}
+	return 0;
+}
+
 /* Every bridge network's subnet, reserved before anything is created. */
 int up_reserve_subnets(struct up *u, struct te_err *err)
 {

@@ -4,6 +4,7 @@
 #include "services/lifecycle/apply_int.h"
 #include "services/lifecycle/reskind.h"
 #include "services/lifecycle/teardown.h"
+#include "services/lifecycle/inuse.h"
 #include "services/model/compose.h"
 #include "services/model/plan.h"
 #include "engine/engine.h"
@@ -132,7 +133,7 @@ int up_orphans(struct up *u, struct te_err *err)
 		    temp_name(r->name, &real))
 			continue;
 		if (u->opts->remove_orphans) {
-			rc = svc_down_container(u->e, u->l, u->plan->task, r, 10, u->opts->progress,
+			rc = svc_down_container(u->e, u->l, u->plan->task, r, SVC_STOP_OWN, u->opts->progress,
 						u->opts->progress_ctx, err);
 			continue;
 		}

@@ -7,6 +7,7 @@
 #include "engine/forward.h"
 #include "common/buf.h"
 #include "common/err.h"
+#include "common/io.h"
 #include "common/mem.h"
 
 #define TE_WITH_CJSON
@@ -293,21 +294,6 @@ enum MHD_Result brk_forward_stream(struct MHD_Connection *c, struct brk *b, stru
 
 /* ---- hijack ---- */
 
-static int send_all(int fd, const char *p, size_t n)
-{
-	while (n) {
-		ssize_t w = send(fd, p, n, MSG_NOSIGNAL);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return -1;
-		p += w;
-		n -= (size_t)w;
-	}
-	return 0;
-}
-
 /* Both ways until the engine closes; the client's end of input is passed
  * on as a half close (docker's CloseWrite), so the process sees EOF. */
 static void pump(int client, int engine)
@@ -336,7 +322,7 @@ static void pump(int client, int engine)
 				p[0].fd = -1;
 				continue;
 			}
-			if (send_all(i == 0 ? engine : client, buf, (size_t)n) < 0)
+			if (te_send_all(i == 0 ? engine : client, buf, (size_t)n) < 0)
 				return;
 		}
 	}
@@ -348,8 +334,8 @@ static void on_upgrade(void *cls, struct MHD_Connection *c, void *con_cls, const
 	struct tunnel *t = cls;
 	int efd = engine_conn_fd(t->conn);
 
-	if ((t->rest.len == 0 || send_all(sock, t->rest.data, t->rest.len) == 0) &&
-	    (extra_n == 0 || send_all(efd, extra_in, extra_n) == 0))
+	if ((t->rest.len == 0 || te_send_all(sock, t->rest.data, t->rest.len) == 0) &&
+	    (extra_n == 0 || te_send_all(efd, extra_in, extra_n) == 0))
 		pump(sock, efd);
 	shutdown(sock, SHUT_RDWR);
 	engine_conn_free(t->conn);

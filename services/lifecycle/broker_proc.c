@@ -8,6 +8,7 @@
 #include "state/ledger.h"
 #include "state/owner.h"
 #include "common/err.h"
+#include "common/io.h"
 #include "common/mem.h"
 
 #define TE_WITH_CJSON
@@ -309,35 +310,17 @@ static int spawn(struct ledger *l, struct engine *e, const char *task, struct te
 	char exe[PATH_MAX];
 	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
 	te_autofree char *host = NULL;
-	pid_t pid;
 
 	if (n < 0)
 		return te_err_set(err, TE_E_IO, "readlink /proc/self/exe: %s", strerror(errno));
 	exe[n] = '\0';
 	host = xasprintf("unix://%s", engine_socket(e));
-	pid = fork();
-	if (pid < 0)
-		return te_err_set(err, TE_E_IO, "fork: %s", strerror(errno));
-	if (pid == 0) {
+	{
 		char *argv[] = {exe,  "--state",	(char *)state_path(l), "--host",
 				host, "--broker-serve", (char *)task,	       NULL};
-		int fd;
 
-		if (setsid() < 0 || fork() != 0)
-			_exit(0);
-		fd = open("/dev/null", O_RDWR | O_CLOEXEC);
-		if (fd >= 0) {
-			dup2(fd, 0);
-			dup2(fd, 1);
-			dup2(fd, 2);
-		}
-		close_range(3, ~0U, 0);
-		execv(exe, argv);
-		_exit(127);
+		return te_spawn_detached(argv, err);
 	}
-	while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
-		;
-	return 0;
 }
 
 /* The row ID as it is now: 1 listening, 0 not yet, -1 failed (*err). */

@@ -117,6 +117,15 @@ void svc_guard_ledger(struct engine *e, struct ledger *l)
 	g->granted = NULL;
 }
 
+void svc_guard_ledger_id(struct engine *e, struct ledger *l, const char *ledger_id)
+{
+	struct gate *g = svc_guard(e, l);
+
+	svc_guard_ledger(e, l);
+	free(g->ledger_id);
+	g->ledger_id = ledger_id ? xstrdup(ledger_id) : l ? xstrdup(state_ledger_id(l)) : NULL;
+}
+
 void svc_guard_grant(struct engine *e, char *const *allow)
 {
 	struct gate *g = engine_judge_ctx(e, gate_judge);

@@ -27,6 +27,11 @@ int svc_guard_task(struct engine *e, struct ledger *l, const char *task, struct 
 /* Widen E's gate back to the whole ledger L (gc): ownership by L's id. */
 void svc_guard_ledger(struct engine *e, struct ledger *l);
 
+/* Bind E's gate to another ledger's id LEDGER_ID (NULL: back to L's own),
+ * for the whole of it and with no exceptions: `gc --orphans --ledger-id`
+ * removes a group no ledger file holds, after checking that (orphans.h). */
+void svc_guard_ledger_id(struct engine *e, struct ledger *l, const char *ledger_id);
+
 /* Set the granted exceptions of E's gate (owned copy of ALLOW). */
 void svc_guard_grant(struct engine *e, char *const *allow);
 

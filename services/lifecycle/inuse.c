@@ -283,7 +283,10 @@ int svc_container_remove(struct engine *e, const char *ref, int stop_timeout, st
 	const cJSON *v;
 	bool given = false;
 
-	if (stop_timeout >= 0 && engine_container_stop(e, ref, stop_timeout, err) < 0 &&
+	/* No ?t= at all is what makes the engine use the container's own
+	 * StopTimeout: a t= would override it. */
+	if ((stop_timeout >= 0 || stop_timeout == SVC_STOP_OWN) &&
+	    engine_container_stop(e, ref, stop_timeout >= 0 ? stop_timeout : -1, err) < 0 &&
 	    err->code != TE_E_NOTFOUND)
 		return -1;
 	/* dockerd's v=1 already keeps every volume given by name. */

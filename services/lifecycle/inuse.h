@@ -74,7 +74,11 @@ int svc_network_drop_stale_endpoints(struct engine *e, const struct cJSON *net, 
  * another container uses meanwhile stays).
  * Every path that removes a task's container calls this: down, gc, up's
  * recreate, run --rm. Errors as engine_container_remove (TE_E_NOTFOUND
- * when REF is gone). */
+ * when REF is gone). STOP_TIMEOUT: seconds to stop it within, < 0 not
+ * stopped (removed by force), SVC_STOP_OWN its own StopTimeout and
+ * StopSignal (the service's stop_grace_period and stop_signal; the
+ * engine's 10 s when it has none). */
+#define SVC_STOP_OWN (-2)
 int svc_container_remove(struct engine *e, const char *ref, int stop_timeout, struct te_err *err);
 
 #endif

@@ -3,6 +3,7 @@
 #include "services/lifecycle/allowed.h"
 #include "services/lifecycle/reskind.h"
 #include "services/lifecycle/inuse.h"
+#include "services/lifecycle/par.h"
 #include "services/lifecycle/guard.h"
 #include "services/lifecycle/files.h"
 #include "services/gate/gate.h"
@@ -25,6 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
+#include <time.h>
 
 void svc_container_refs_free(struct svc_container_ref *v, size_t n)
 {
@@ -92,6 +94,14 @@ static int check_services(const struct state_resource *rows, size_t n, char *con
 	return 0;
 }
 
+int svc_row_level(const struct state_resource *r)
+{
+	te_autojson cJSON *d = r->detail ? cJSON_Parse(r->detail) : NULL;
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(d, "level");
+
+	return cJSON_IsNumber(v) && v->valueint > 0 ? v->valueint : 0;
+}
+
 int svc_task_containers(struct ledger *l, const char *task, char *const *services, bool include_oneoff,
 			struct svc_container_ref **out, size_t *n_out, struct te_err *err)
 {
@@ -120,6 +130,7 @@ int svc_task_containers(struct ledger *l, const char *task, char *const *service
 		v[k].name = xstrdup(rows[i].name);
 		v[k].id = xstrdup(rows[i].engine_id);
 		v[k].service = xstrdup(rows[i].service ? rows[i].service : "");
+		v[k].level = svc_row_level(&rows[i]);
 		v[k++].oneoff = oneoff;
 	}
 	state_resources_free(rows, n);
@@ -237,6 +248,61 @@ static char **with_dependants(struct ledger *l, const char *task, char *const *s
 	return v;
 }
 
+struct op_batch {
+	struct ledger *l;
+	const char *task;
+	const struct svc_container_ref *v;
+	enum svc_lifecycle_op op;
+	int timeout_s;
+	svc_progress_fn progress;
+	void *pctx;
+};
+
+static int op_item(void *ctx, size_t k, struct engine *e, struct te_err *err)
+{
+	const struct op_batch *b = ctx;
+	const struct svc_container_ref *c = &b->v[k];
+	struct timespec t0, t1;
+	char what[64];
+
+	if (check_owned(e, b->l, b->task, c, err) < 0)
+		return -1;
+	if (b->op == SVC_STOP && b->progress)
+		b->progress(b->pctx, "container", c->name, "stopping");
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	if (one_op(e, c, b->op, b->timeout_s, err) < 0)
+		return -1;
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	snprintf(what, sizeof(what), "%s (%.1f s)", op_done(b->op),
+		 (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9);
+	if (b->progress)
+		b->progress(b->pctx, "container", c->name, b->op == SVC_STOP ? what : op_done(b->op));
+	return 0;
+}
+
+/* Stop level by level, dependants first, or start dependencies first; the
+ * containers of one level at once (svc_par_run), as `down` and `up` do. */
+static int by_levels(struct engine *e, struct op_batch *b, size_t n, struct te_err *err)
+{
+	te_autofree size_t *items = xcalloc(n + 1, sizeof(size_t));
+	int top = 0;
+
+	for (size_t k = 0; k < n; k++)
+		if (b->v[k].level > top)
+			top = b->v[k].level;
+	for (int i = 0; i <= top; i++) {
+		int lv = b->op == SVC_STOP ? top - i : i;
+		size_t m = 0;
+
+		for (size_t k = 0; k < n; k++)
+			if (b->v[k].level == lv)
+				items[m++] = k;
+		if (svc_par_run(e, items, m, op_item, b, err) < 0)
+			return -1;
+	}
+	return 0;
+}
+
 int svc_lifecycle(struct engine *e, struct ledger *l, const char *task, char *const *services,
 		  enum svc_lifecycle_op op, int timeout_s, svc_progress_fn progress, void *pctx,
 		  struct te_err *err)
@@ -257,9 +323,13 @@ int svc_lifecycle(struct engine *e, struct ledger *l, const char *task, char *co
 		return -1;
 	for (size_t k = 0; op == SVC_START && k < n && rc == 0; k++)
 		rc = ports_free(e, l, task, &v[k], err);
-	for (size_t k = 0; k < n && rc == 0; k++) {
-		/* Stop dependants before what they depend on, start the other way. */
-		const struct svc_container_ref *c = &v[op == SVC_STOP ? n - 1 - k : k];
+	if (op != SVC_RESTART && rc == 0) {
+		struct op_batch b = {l, task, v, op, timeout_s, progress, pctx};
+
+		rc = by_levels(e, &b, n, err);
+	}
+	for (size_t k = 0; op == SVC_RESTART && k < n && rc == 0; k++) {
+		const struct svc_container_ref *c = &v[k];
 
 		rc = check_owned(e, l, task, c, err);
 		if (rc == 0)
@@ -439,6 +509,7 @@ static int create_oneoff(struct run *r, struct te_err *err)
 		return -1;
 	cJSON_AddBoolToObject(detail, "oneoff", true);
 	cJSON_AddItemToObject(detail, "allowed", svc_allowed_of(body));
+	svc_allowed_add_networks(cJSON_GetObjectItemCaseSensitive(detail, "allowed"), r->c->networks);
 	text = cJSON_PrintUnformatted(detail);
 	if (state_resource_intend(r->l, r->task, svc_res_kind_name(SVC_RES_CONTAINER), r->name, r->o->service,
 				  &r->row, err) < 0 ||

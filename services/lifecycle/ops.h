@@ -28,7 +28,12 @@ struct svc_container_ref {
 	char *id;      /* engine id */
 	char *service; /* Compose service */
 	bool oneoff;   /* made by `run` */
+	int level;     /* dependency level `up` recorded (0 when none) */
 };
+struct state_resource;
+/* The dependency level `up` recorded in container row R's detail (its
+ * "level"), 0 for rows without one (other kinds, older ledgers). */
+int svc_row_level(const struct state_resource *r);
 void svc_container_refs_free(struct svc_container_ref *v, size_t n);
 
 /* The containers the ledger records as created for TASK, in creation order

@@ -7,6 +7,7 @@
 #include "state/owner.h"
 #include "state/secrets.h"
 #include "common/err.h"
+#include "common/io.h"
 #include "common/mem.h"
 
 #define TE_WITH_CJSON
@@ -27,7 +28,6 @@ int svc_pool_spawn(struct ledger *l, char *const *names, struct te_err *err)
 	char exe[PATH_MAX];
 	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
 	te_autostrv char **argv = NULL;
-	pid_t pid;
 
 	if (n < 0)
 		return te_err_set(err, TE_E_IO, "readlink /proc/self/exe: %s", strerror(errno));
@@ -39,30 +39,7 @@ int svc_pool_spawn(struct ledger *l, char *const *names, struct te_err *err)
 		argv = te_strv_push(argv, xstrdup("--pool-refill"));
 		argv = te_strv_push(argv, xstrdup(names[i]));
 	}
-	pid = fork();
-	if (pid < 0)
-		return te_err_set(err, TE_E_IO, "fork: %s", strerror(errno));
-	if (pid == 0) {
-		/* A grandchild in a session of its own: the caller returns at
-		 * once, never waits for it, and no zombie is left behind. */
-		int fd;
-
-		if (setsid() < 0 || fork() != 0)
-			_exit(0);
-		fd = open("/dev/null", O_RDWR | O_CLOEXEC);
-		if (fd >= 0) {
-			dup2(fd, 0);
-			dup2(fd, 1);
-			dup2(fd, 2);
-		}
-		/* No lock or session of the caller's may stay held by the refill. */
-		close_range(3, ~0U, 0);
-		execv(exe, argv);
-		_exit(127);
-	}
-	while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
-		;
-	return 0;
+	return te_spawn_detached(argv, err);
 }
 
 /* The admin URL a template's rows use ("_pg" secret). Owned, or NULL. */

@@ -328,7 +328,7 @@ static int refuse_template(struct ledger *l, const struct svc_resource *r, char 
 {
 	static const char *const system[] = {"postgres", "template0", "template1"};
 	static const char *const held[] = {"postgres-database", "postgres-pool"};
-	const struct svc_loc *at = &r->loc;
+	const struct svc_loc *at = r->tmpl_loc.line ? &r->tmpl_loc : &r->loc;
 	bool built = false;
 	int rc;
 
@@ -370,11 +370,21 @@ static int check_scheme(const struct svc_resource *r, struct te_err *err)
 	if (!u || (pg && drv_pg_url_ok(u)) ||
 	    (!pg && (strncmp(u, "http://", 7) == 0 || strncmp(u, "https://", 8) == 0)))
 		return 0;
-	return te_err_set(err, TE_E_USAGE, "%s:%d:%d: resource '%s': server: must be %s", r->loc.file,
-			  r->loc.line, r->loc.col, r->key,
+	const struct svc_loc *at = r->server_loc.line ? &r->server_loc : &r->loc;
+
+	return te_err_set(err, TE_E_USAGE, "%s:%d:%d: resource '%s': server: must be %s", at->file, at->line,
+			  at->col, r->key,
 			  pg ? "a postgresql:// URL whose parameters pick only the server and the login (no "
 			       "passfile, sslkey, service, ...)"
 			     : "an http:// or https:// URL");
+}
+
+int svc_resources_schemes(const struct svc_project *project, struct te_err *err)
+{
+	for (size_t i = 0; i < project->n_resources; i++)
+		if (check_scheme(&project->resources[i], err) < 0)
+			return -1;
+	return 0;
 }
 
 int svc_resources_admit(struct ledger *l, const struct svc_project *project, char *const *allow,

@@ -83,6 +83,9 @@ int svc_tmpl_built(struct ledger *l, const char *tmpl, bool *built, struct te_er
 int svc_resources_admit(struct ledger *l, const struct svc_project *project, char *const *allow,
 			struct te_err *err);
 
+/* The scheme part of svc_resources_admit alone (no ledger): for check. */
+int svc_resources_schemes(const struct svc_project *project, struct te_err *err);
+
 /* What svc_tmpl_prepare needs from the `up` that calls it. */
 struct svc_tmpl_ctx {
 	struct engine *e;

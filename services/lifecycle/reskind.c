@@ -221,3 +221,28 @@ int svc_res_inspect(struct engine *e, const char *kind, const char *name, const 
 		return te_err_set(err, TE_E_FAIL, "%s '%s' is not an engine object", kind, name);
 	return k->inspect(e, k->by_name || !engine_id ? name : engine_id, out, err);
 }
+
+int svc_res_each_labelled(struct engine *e, const char *label, const char *prefix, svc_res_entry_fn fn,
+			  void *ctx, struct te_err *err)
+{
+	int last = 0;
+
+	for (int i = 0; i < SVC_RES_COUNT; i++)
+		if (kinds[i].down_order > last)
+			last = kinds[i].down_order;
+	for (int order = 0; order <= last; order++)
+		for (int i = 0; i < SVC_RES_COUNT; i++) {
+			const struct svc_res_kind_ops *k = &kinds[i];
+			te_autojson cJSON *list = NULL;
+			const cJSON *obj;
+
+			if (k->down_order != order || !k->list || !k->entry_name)
+				continue;
+			if (k->list(e, label, &list, err) < 0)
+				return te_err_prefix(err, "%s: list %ss: ", prefix, k->name);
+			cJSON_ArrayForEach (obj, list)
+				if (fn(ctx, k, obj, err) < 0)
+					return -1;
+		}
+	return 0;
+}

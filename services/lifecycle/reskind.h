@@ -98,6 +98,16 @@ struct svc_res_kind_ops {
 const struct svc_res_kind_ops *svc_res_kind(enum svc_res_kind k);
 /* The row whose ledger name is NAME, or NULL for an unknown kind. */
 const struct svc_res_kind_ops *svc_res_kind_find(const char *name);
+
+/* For each kind the engine lists by label (containers, networks, volumes),
+ * in down order (containers first: they hold the rest): list the objects
+ * carrying LABEL ("key" or "key=value", engine_*_list) and call FN on each
+ * entry (borrowed for the call). Stops at the first FN that returns -1;
+ * a failed list fails with "PREFIX: list KINDs: ..." (PREFIX borrowed). */
+typedef int (*svc_res_entry_fn)(void *ctx, const struct svc_res_kind_ops *k, const struct cJSON *entry,
+				struct te_err *err);
+int svc_res_each_labelled(struct engine *e, const char *label, const char *prefix, svc_res_entry_fn fn,
+			  void *ctx, struct te_err *err);
 /* The kind called NAME, or SVC_RES_UNKNOWN. */
 enum svc_res_kind svc_res_kind_of(const char *name);
 /* The ledger name of K (static). */

@@ -5,6 +5,8 @@
 #include "services/lifecycle/reskind.h"
 #include "services/model/plan.h"
 #include "services/lifecycle/drvrun.h"
+#include "services/lifecycle/par.h"
+#include "services/lifecycle/ops.h"
 #include "state/secrets.h"
 #include "services/lifecycle/files.h"
 #include "services/model/task.h"
@@ -21,6 +23,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 struct down {
 	struct engine *e;
@@ -75,6 +78,14 @@ static bool rmi_wants(const struct down *d, const struct state_resource *r)
 	return strcmp(local, r->name) == 0;
 }
 
+static double seconds_since(const struct timespec *t0)
+{
+	struct timespec t1;
+
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	return (double)(t1.tv_sec - t0->tv_sec) + (double)(t1.tv_nsec - t0->tv_nsec) / 1e9;
+}
+
 /* One row. Returns -1 only when the engine cannot be reached at all:
  * everything else is counted and recorded, and the caller goes on. */
 static int down_one(struct down *d, const struct state_resource *r, struct te_err *err)
@@ -83,6 +94,7 @@ static int down_one(struct down *d, const struct state_resource *r, struct te_er
 	te_autojson cJSON *obj = NULL;
 	const char *id;
 	char what[sizeof(err->msg) + 16];
+	struct timespec t0;
 
 	if (svc_res_inspect(d->e, r->kind, r->name, r->engine_id, &obj, err) < 0) {
 		if (err->code == TE_E_UNREACHABLE)
@@ -111,12 +123,19 @@ static int down_one(struct down *d, const struct state_resource *r, struct te_er
 	id = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(obj, "Id"));
 	if (state_resource_set_state(d->l, r->id, STATE_REMOVING, err) < 0)
 		return -1;
+	if (k->kind == SVC_RES_CONTAINER)
+		step(d, r, "stopping");
+	clock_gettime(CLOCK_MONOTONIC, &t0);
 	if (remove_object(d, k, r, id ? id : r->name, err) < 0 && err->code != TE_E_NOTFOUND) {
 		if (err->code == TE_E_UNREACHABLE)
 			return -1;
 		goto failed;
 	}
 	d->res->removed++;
+	if (k->kind == SVC_RES_CONTAINER) {
+		snprintf(what, sizeof(what), "stopped (%.1f s)", seconds_since(&t0));
+		step(d, r, what);
+	}
 	step(d, r, "removed");
 	return mark_removed(d, r, err);
 failed:
@@ -164,6 +183,54 @@ static int down_driver_row(struct down *d, const struct state_resource *r, struc
 		d->res->refused++;
 	step(d, r, words[how]);
 	return state_resource_set_state(d->l, r->id, STATE_REMOVED, err);
+}
+
+struct down_batch {
+	struct down *d;
+	const struct state_resource *rows;
+};
+
+static int down_item(void *ctx, size_t i, struct engine *e, struct te_err *err)
+{
+	struct down_batch *b = ctx;
+	struct down w = *b->d;
+
+	w.e = e;
+	return down_one(&w, &b->rows[i], err);
+}
+
+/* The engine objects among ROWS removed at ORDER: level by level, the
+ * deepest first (dependants before what they depend on, as Compose), each
+ * level at once (svc_par_run), so containers that take their grace period
+ * to stop take it together. */
+static int down_engine_rows(struct down *d, int order, const struct state_resource *rows, size_t n,
+			    struct te_err *err)
+{
+	te_autofree size_t *items = xcalloc(n + 1, sizeof(size_t));
+	te_autofree int *level = xcalloc(n + 1, sizeof(int));
+	struct down_batch b = {d, rows};
+	int top = -1;
+
+	for (size_t i = 0; i < n; i++) {
+		const struct svc_res_kind_ops *k = svc_res_kind_find(rows[i].kind);
+
+		level[i] = -1;
+		if (!k || k->down_order != order || !svc_res_kind_engine(k->kind))
+			continue;
+		level[i] = svc_row_level(&rows[i]);
+		if (level[i] > top)
+			top = level[i];
+	}
+	for (int lv = top; lv >= 0; lv--) {
+		size_t m = 0;
+
+		for (size_t i = n; i-- > 0;)
+			if (level[i] == lv)
+				items[m++] = i;
+		if (svc_par_run(d->e, items, m, down_item, &b, err) < 0)
+			return -1;
+	}
+	return 0;
 }
 
 /* A host process of the task (the broker): stopped, its row removed; a
@@ -222,11 +289,13 @@ static int down_order(struct down *d, int order, struct te_err *err)
 	for (size_t i = n; i-- > 0 && rc == 0;) {
 		const struct svc_res_kind_ops *k = svc_res_kind_find(rows[i].kind);
 
-		if (!k || k->down_order != order || k->proc_stop)
+		if (!k || k->down_order != order || !k->driver)
 			continue;
-		drivers |= k->driver != NULL;
-		rc = k->driver ? down_driver_row(d, &rows[i], err) : down_one(d, &rows[i], err);
+		drivers = true;
+		rc = down_driver_row(d, &rows[i], err);
 	}
+	if (rc == 0)
+		rc = down_engine_rows(d, order, rows, n, err);
 	if (drivers)
 		drv_release_all(); /* the admin sessions the drivers kept for the next row */
 	state_resources_free(rows, n);
@@ -286,6 +355,75 @@ static int finish(struct down *d, struct te_err *err)
 	return state_task_delete(d->l, d->task, err);
 }
 
+/* Record what the sweep found so the task does not forget it: a kept
+ * volume as created, a failed removal as pending. */
+static int adopt(struct down *d, const struct svc_res_kind_ops *k, const char *name, const char *id,
+		 const char *state, struct te_err *err)
+{
+	long long row;
+
+	if (state_resource_intend(d->l, d->task, k->name, name, NULL, &row, err) < 0 ||
+	    state_resource_created(d->l, row, id, err) < 0)
+		return -1;
+	return strcmp(state, STATE_CREATED) == 0 ? 0 : state_resource_set_state(d->l, row, state, err);
+}
+
+/* One object the sweep found: this task's and this ledger's labels, and no
+ * active row names it. */
+static int sweep_one(struct down *d, const struct svc_res_kind_ops *k, const cJSON *obj, struct te_err *err)
+{
+	const char *name = k->entry_name(obj);
+	const char *id = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(obj, k->entry_ref));
+	struct state_resource r = {.kind = (char *)k->name, .name = (char *)name};
+	char what[sizeof(err->msg) + 64];
+	int held;
+
+	if (!name || !id || !svc_labels_match(obj, d->task, state_ledger_id(d->l)))
+		return 0;
+	held = state_resource_held(d->l, k->name, name, err);
+	if (held != 0)
+		return held < 0 ? -1 : 0;
+	if (k->kind == SVC_RES_VOLUME && !d->opts->volumes) {
+		d->res->kept++;
+		step(d, &r, "kept (found by its labels, now recorded)");
+		return adopt(d, k, name, id, STATE_CREATED, err);
+	}
+	if ((svc_res_before_remove(d->e, d->l, d->task, k->kind, id, err) < 0 ||
+	     k->remove(d->e, id, d->opts->stop_timeout, err) < 0) &&
+	    err->code != TE_E_NOTFOUND) {
+		if (err->code == TE_E_UNREACHABLE)
+			return -1;
+		d->res->remaining++;
+		snprintf(what, sizeof(what), "found by its labels, failed: %s", err->msg);
+		step(d, &r, what);
+		return adopt(d, k, name, id, STATE_PENDING, err);
+	}
+	te_err_clear(err);
+	d->res->removed++;
+	d->res->swept++;
+	step(d, &r, "removed (found by its labels, not in the ledger)");
+	return 0;
+}
+
+/* The label sweep that ends `down`: objects carrying TASK's
+ * io.taskenv.task and this ledger's io.taskenv.ledger that the ledger
+ * missed (a process killed inside an engine create can leave one the
+ * engine finished after `down` looked its name up). The ledger id on the
+ * label is the proof of ownership; users outside the task keep a network
+ * or volume (svc_res_before_remove). Kinds in down order, one list call
+ * each. */
+static int sweep_entry(void *ctx, const struct svc_res_kind_ops *k, const cJSON *obj, struct te_err *err)
+{
+	return sweep_one(ctx, k, obj, err);
+}
+
+static int sweep(struct down *d, struct te_err *err)
+{
+	te_autofree char *label = xasprintf("io.taskenv.task=%s", d->task);
+
+	return svc_res_each_labelled(d->e, label, "down", sweep_entry, d, err);
+}
+
 int svc_down_locked(struct engine *e, struct ledger *l, const char *task, const struct svc_down_opts *opts,
 		    struct svc_down_result *res, struct te_err *err)
 {
@@ -311,6 +449,8 @@ int svc_down_locked(struct engine *e, struct ledger *l, const char *task, const 
 	for (int order = 0; order <= last; order++)
 		if (down_order(&d, order, err) < 0)
 			return -1;
+	if (sweep(&d, err) < 0)
+		return -1;
 	state_event_add(l, task, "down", "down complete", err);
 	return finish(&d, err);
 }

@@ -21,7 +21,8 @@ enum svc_rmi { SVC_RMI_NONE, SVC_RMI_LOCAL, SVC_RMI_ALL };
 struct svc_down_opts {
 	bool volumes;		  /* also remove named volumes (else they are kept) */
 	enum svc_rmi rmi;	  /* built images to remove; the others are kept */
-	int stop_timeout;	  /* seconds given to each container to stop; default 10 */
+	int stop_timeout;	  /* seconds given to each container to stop; SVC_STOP_OWN (inuse.h):
+				     each one's own StopTimeout and StopSignal */
 	svc_progress_fn progress; /* may be NULL; what: "removed", "already gone", "kept",
 				     "not ours, left alone", "failed: <reason>" */
 	void *progress_ctx;
@@ -34,12 +35,20 @@ struct svc_down_result {
 	size_t kept_images; /* built images kept (see rmi) */
 	size_t refused;	    /* engine object by that name carries another owner's labels */
 	size_t remaining;   /* owned and still present after a failed removal (pending) */
+	size_t swept;	    /* of removed: found by the label sweep, not in the ledger */
 };
 
 /* Remove what the ledger says TASK owns on engine E: containers (stop,
  * then DELETE ?v=1), then networks, then volumes when OPTS->volumes.
+ * Containers go level by level (the dependency level `up` recorded), the
+ * deepest first, the containers of one level at once; so do the networks,
+ * images and volumes of the task, each kind at once.
  * Each object's io.taskenv.task and io.taskenv.ledger labels are checked
- * first; an object that belongs to anything else is never touched. A
+ * first; an object that belongs to anything else is never touched. Then a
+ * label sweep (one list call per kind): objects labelled with TASK and this
+ * ledger's id that no active row names are removed too (counted in removed
+ * and swept; a volume without OPTS->volumes is recorded and kept; a failed
+ * removal is recorded as pending). A
  * failed removal is recorded as pending and the rest goes on. When nothing
  * the task owns remains, the task row and its port reservations are
  * dropped; kept volumes and images keep the task (status "down") and its ports, so the

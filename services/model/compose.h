@@ -231,6 +231,8 @@ struct svc_resource {
 	char *amqp_port;	      /* rabbitmq with server:: host-side AMQP port ("1".."65535"), or NULL */
 	char **buckets;		      /* s3 bucket keys, NULL-terminated, or NULL */
 	struct svc_loc loc;
+	struct svc_loc tmpl_loc;   /* of `template: NAME`, line 0 when none */
+	struct svc_loc server_loc; /* of `server:`, line 0 when none */
 };
 
 struct svc_project {

@@ -140,8 +140,20 @@ static struct svc_env *entry_env(struct svc_yaml *y, const struct entry *e)
 
 	for (size_t i = 0; rc == 0 && e->env_files && e->env_files[i]; i++)
 		rc = svc_env_add_file(env, e->env_files[i], false, y->err);
-	if (rc == 0 && !e->env_files && stat(dotenv, &st) == 0 && S_ISREG(st.st_mode))
-		rc = svc_env_add_file(env, dotenv, false, y->err);
+	if (rc == 0 && !e->env_files && stat(dotenv, &st) == 0 && S_ISREG(st.st_mode)) {
+		te_autofree char *real = realpath(dotenv, NULL);
+		const char *b = y->ctx ? y->ctx->boundary : "/";
+		size_t n = strlen(b);
+
+		if (real && (strcmp(b, "/") == 0 ||
+			     (strncmp(real, b, n) == 0 && (real[n] == '/' || real[n] == '\0'))))
+			rc = svc_env_add_file(env, real, false, y->err);
+		else
+			rc = te_err_set(y->err, TE_E_COMPOSE,
+					"%s: '%s' is outside the project directory '%s': taskenv reads the "
+					"project's variables only from inside it",
+					dotenv, real ? real : "?", b);
+	}
 	if (rc < 0) {
 		svc_env_free(env);
 		return NULL;

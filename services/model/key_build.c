@@ -42,6 +42,8 @@ static const struct svc_yaml_key build_keys[] = {
 static int build_context(struct svc_yaml *y, struct svc_build *b, yaml_node_t *n, const char *path)
 {
 	te_autofree char *ctx = NULL;
+	const char *why = NULL;
+	char *resolved;
 
 	if (svc_yaml_string(y, n, path, &ctx) < 0)
 		return -1;
@@ -52,14 +54,13 @@ static int build_context(struct svc_yaml *y, struct svc_build *b, yaml_node_t *n
 				    "%s: remote build contexts ('%s') are not supported: clone it and "
 				    "give a directory",
 				    path, ctx);
+	/* "~" as Compose expands it (a bind source's rule): $HOME, which the
+	 * gate then judges like any other host path. */
+	resolved = svc_path_bind_source(y->dir, ctx, &why);
+	if (!resolved)
+		return svc_yaml_err(y, n, "%s: '%s': %s", path, ctx, why);
 	free(b->context);
-	if (ctx[0] == '/') {
-		b->context = svc_path_normalize(ctx);
-	} else {
-		te_autofree char *joined = xasprintf("%s/%s", y->dir, ctx);
-
-		b->context = svc_path_normalize(joined);
-	}
+	b->context = resolved;
 	return 0;
 }
 
@@ -123,20 +124,30 @@ static int inside_one(struct svc_yaml *y, yaml_node_t *n, const char *dir, const
 			       what, p, real, root);
 }
 
+/* The node of KEY in PP (the finding's line), else N. */
+static yaml_node_t *node_of(const struct svc_yaml_map *pp, const char *key, yaml_node_t *n)
+{
+	for (size_t i = 0; pp && i < pp->n; i++)
+		if (strcmp(pp->v[i].name, key) == 0)
+			return pp->v[i].key;
+	return n;
+}
+
 /* taskenv reads the context and a Dockerfile outside it and sends them to
- * the engine: both inside the project. */
-static int build_inside(struct svc_yaml *y, const struct svc_build *b, yaml_node_t *n, const char *path)
+ * the engine: both inside the project. A finding names the key's line. */
+static int build_inside(struct svc_yaml *y, const struct svc_build *b, yaml_node_t *n,
+			const struct svc_yaml_map *pp, const char *path)
 {
 	/* No context yet: the project directory, set when the files are
 	 * merged (svc_project_finalize); up checks the build then. */
 	if (!b->context)
 		return 0;
-	if (inside_one(y, n, "/", b->context, path, "context") < 0)
+	if (inside_one(y, node_of(pp, "context", n), "/", b->context, path, "context") < 0)
 		return -1;
 	return b->dockerfile_inline
 		   ? 0
-		   : inside_one(y, n, b->context, b->dockerfile ? b->dockerfile : "Dockerfile", path,
-				"dockerfile");
+		   : inside_one(y, node_of(pp, "dockerfile", n), b->context,
+				b->dockerfile ? b->dockerfile : "Dockerfile", path, "dockerfile");
 }
 
 /* A context left out stays NULL until svc_project_finalize defaults it to
@@ -152,7 +163,7 @@ static int build_load(struct svc_yaml *y, struct svc_service *s, const struct sv
 	b->pull = SVC_UNSET;
 	b->loc = svc_yaml_loc(y, n);
 	if (n->type != YAML_MAPPING_NODE)
-		return build_context(y, b, n, path) < 0 ? -1 : build_inside(y, b, n, path);
+		return build_context(y, b, n, path) < 0 ? -1 : build_inside(y, b, n, NULL, path);
 	if (svc_yaml_map(y, n, path, &pp) < 0 || svc_yaml_check(y, &pp, path, build_keys, true) < 0)
 		return -1;
 	for (size_t i = 0; i < pp.n; i++) {
@@ -164,7 +175,7 @@ static int build_load(struct svc_yaml *y, struct svc_service *s, const struct sv
 	if (b->dockerfile && b->dockerfile_inline)
 		return svc_yaml_err(y, n, "%s: dockerfile and dockerfile_inline are mutually exclusive",
 				    path);
-	return build_inside(y, b, n, path);
+	return build_inside(y, b, n, &pp, path);
 }
 
 static void build_release(struct svc_service *s, const struct svc_key_desc *k)

@@ -226,6 +226,23 @@ static bool regular(const char *path)
 	return stat(path, &st) == 0 && S_ISREG(st.st_mode);
 }
 
+/* The project's .env (untrusted) must lie inside DIR: a symlink to a file
+ * outside would carry a host file's values into the containers. */
+static int dotenv_inside(const char *dotenv, const char *dir, struct te_err *err)
+{
+	te_autofree char *real = realpath(dotenv, NULL);
+	size_t n = strlen(dir);
+
+	if (!real)
+		return te_err_set(err, TE_E_IO, "read '%s': %s", dotenv, strerror(errno));
+	if (strcmp(dir, "/") == 0 || (strncmp(real, dir, n) == 0 && (real[n] == '/' || real[n] == '\0')))
+		return 0;
+	return te_err_set(err, TE_E_COMPOSE,
+			  "%s: '%s' is outside the project directory '%s': taskenv reads the project's "
+			  "variables only from inside it (pass --env-file)",
+			  dotenv, real, dir);
+}
+
 /* The project's variables: --env-file (each must be there), else DIR's
  * .env when it is a regular file (a directory of that name is skipped, as
  * compose-go skips it); COMPOSE_PROJECT_NAME fixed to the task name. */
@@ -246,7 +263,7 @@ static struct svc_env *project_env(const struct svc_load_opts *o, const char *di
 			rc = svc_env_add_file(env, o->env_files[i], false, err);
 	}
 	if (rc == 0 && !o->env_files && regular(dotenv))
-		rc = svc_env_add_file(env, dotenv, false, err);
+		rc = dotenv_inside(dotenv, dir, err) < 0 ? -1 : svc_env_add_file(env, dotenv, false, err);
 	if (rc == 0)
 		return env;
 	svc_env_free(env);

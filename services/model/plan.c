@@ -256,19 +256,42 @@ void svc_plan_container_release(struct svc_plan_container *c)
 	memset(c, 0, sizeof(*c));
 }
 
+/* One more than the deepest dependency of S (LEVELS: per service index,
+ * filled in plan order, dependencies first). Compose creates and starts
+ * one level at once too. */
+static int plan_level(const struct svc_project *p, const struct svc_service *s, const int *levels)
+{
+	int level = 0;
+
+	for (size_t d = 0; s->depends_on && s->depends_on[d]; d++) {
+		const struct svc_service *dep = svc_project_service(p, s->depends_on[d]);
+
+		if (dep && levels[dep - p->services] + 1 > level)
+			level = levels[dep - p->services] + 1;
+	}
+	return level;
+}
+
 static void plan_containers(struct svc_plan *plan, const size_t *order)
 {
 	const struct svc_project *p = plan->project;
 	size_t total = 0;
+	te_autofree int *levels = xcalloc(p->n_services + 1, sizeof(int));
 
 	for (size_t k = 0; k < p->n_services; k++)
 		total += (size_t)svc_service_replicas(&p->services[k]);
 	plan->containers = xcalloc(total ? total : 1, sizeof(*plan->containers));
 	for (size_t k = 0; k < p->n_services; k++) {
 		const struct svc_service *s = &p->services[order[k]];
+		int level = plan_level(p, s, levels);
 
-		for (int n = 1; n <= svc_service_replicas(s); n++)
-			svc_plan_container_init(plan, s, n, &plan->containers[plan->n_containers++]);
+		for (int n = 1; n <= svc_service_replicas(s); n++) {
+			svc_plan_container_init(plan, s, n, &plan->containers[plan->n_containers]);
+			plan->containers[plan->n_containers++].level = level;
+		}
+		levels[order[k]] = level;
+		if (level >= plan->n_levels)
+			plan->n_levels = level + 1;
 	}
 }
 

@@ -43,6 +43,8 @@ struct svc_plan_container {
 					* networks' aliases, the aliases other services' links give it */
 	char *image;		       /* image: as written, else svc_name_image (built) */
 	bool build;		       /* the service has build: */
+	int level;		       /* dependency level: 0 without dependencies, else one more
+					* than its deepest dependency's; one level is created at once */
 };
 
 struct svc_plan {
@@ -56,6 +58,7 @@ struct svc_plan {
 	struct svc_plan_container *containers; /* in depends_on order (dependencies first), each
 						* service's replicas by number */
 	size_t n_containers;
+	int n_levels;	   /* levels 0 .. n_levels-1 (svc_plan_container.level) */
 	char **links;	   /* every service's links ("SERVICE[:ALIAS]"), owned, NULL-terminated or NULL */
 	char *files_dir;   /* where secret/config files taken from the environment or content are
 			    * written (owned, set by the caller, NULL = none); see svc_plan_file_source */

@@ -108,14 +108,18 @@ static int res_field(struct svc_yaml *y, struct svc_resource *r, struct svc_yaml
 
 	if (strcmp(pr->name, "driver") == 0)
 		return res_string(y, pr, path, &r->driver);
-	if (strcmp(pr->name, "server") == 0)
+	if (strcmp(pr->name, "server") == 0) {
+		r->server_loc = svc_yaml_loc(y, pr->key);
 		return res_string(y, pr, path, &r->server);
+	}
 	if (strcmp(pr->name, "isolation") == 0)
 		return res_string(y, pr, path, &r->isolation);
 	if (strcmp(pr->name, "template") == 0 && pr->val->type == YAML_MAPPING_NODE)
 		return res_build(y, r, pr, path);
-	if (strcmp(pr->name, "template") == 0)
+	if (strcmp(pr->name, "template") == 0) {
+		r->tmpl_loc = svc_yaml_loc(y, pr->key);
 		return res_string(y, pr, path, &r->tmpl);
+	}
 	if (strcmp(pr->name, "container_host") == 0)
 		return res_string(y, pr, path, &r->container_host);
 	/* The server container's image is the trusted side's to pick: a file

@@ -200,7 +200,10 @@ test_secrets_not_leaked() {
 	dir=$(mktemp -d "$WORK/sec.XXXX")
 	secrets_project "$dir"
 	export TE_TEST_API_KEY=env-secret-value-QRS
-	te up -t sec -f "$dir/compose.yaml" >"$WORK/sec.log" 2>&1 || { cat "$WORK/sec.log" >&2; fail "up sec"; }
+	# a secret from a credential-like host variable: the trusted side grants it (docs/security.md)
+	expect_exit 1 te up -t sec -f "$dir/compose.yaml"
+	assert_contains "$OUT" "passes the host's credential variable TE_TEST_API_KEY into the container (needs --allow host-credentials)"
+	te up -t sec -f "$dir/compose.yaml" --allow host-credentials >"$WORK/sec.log" 2>&1 || { cat "$WORK/sec.log" >&2; fail "up sec"; }
 	wait_for 20 sh -c "curl -sS --unix-socket '$SOCK' 'http://localhost/containers/sec-app-1/logs?stdout=1' | grep -q checked" ||
 		fail "sec-app-1 did not check its secrets"
 	logs=$(container_log sec-app-1)

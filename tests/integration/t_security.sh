@@ -80,18 +80,20 @@ api_body() {
 # taskenv: SERVICE's container is replaced by one of the same name, labels
 # and networks whose HostConfig went through the jq filter JQ, and started.
 recreate_with() {
-	local name=$1-$2-1 j hc body
+	local name=$1-$2-1 j hc body resp
 	j=$(api GET "/containers/$name/json")
 	# Podman reports ulimits as RLIMIT_NOFILE, and takes them back only as nofile
-	hc=$(jq -c ".HostConfig | .Ulimits = ((.Ulimits // []) | map(.Name |= (ascii_downcase | ltrimstr(\"rlimit_\")))) | $3" <<<"$j")
+	# and NanoCpus next to the CpuPeriod/CpuQuota it derived from them, which it refuses back
+	hc=$(jq -c ".HostConfig | .Ulimits = ((.Ulimits // []) | map(.Name |= (ascii_downcase | ltrimstr(\"rlimit_\"))))
+		| if (.NanoCpus // 0) > 0 then del(.CpuPeriod, .CpuQuota) else . end | $3" <<<"$j")
 	# a joined network namespace takes no hostname, ports or endpoints of its own
 	body=$(jq -c --argjson hc "$hc" 'if ($hc.NetworkMode | startswith("container:")) then
 			.Config | del(.Hostname, .Domainname, .ExposedPorts) | . + {HostConfig: $hc}
 		else .Config + {HostConfig: $hc,
 			NetworkingConfig: {EndpointsConfig: (.NetworkSettings.Networks | with_entries(.value |= {Aliases}))}} end' <<<"$j")
 	api DELETE "/containers/$name?force=1" >/dev/null
-	api_body POST "/containers/create?name=$name" "$body" | jq -er .Id >>"$SEC_BASE/handmade" ||
-		fail "could not recreate $name: $body"
+	resp=$(api_body POST "/containers/create?name=$name" "$body")
+	jq -er .Id <<<"$resp" >>"$SEC_BASE/handmade" || fail "could not recreate $name: $resp: $body"
 	api POST "/containers/$name/start" >/dev/null
 	[ "$(api GET "/containers/$name/json" | jq -r .State.Running)" = true ] || fail "$name does not run after the change"
 }

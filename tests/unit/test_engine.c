@@ -886,30 +886,67 @@ static void test_judge(void **state)
 	fake_engine_free(f);
 }
 
+static int released;
+
+static void count_release(void *ctx)
+{
+	(void)ctx;
+	released++;
+}
+
+/* A clone has no judge of its own (every change refused); svc_par_run's
+ * clones share their original's (engine_share_judge): a refusal there
+ * sends nothing, and the context stays the original's: freeing the clone
+ * does not release it. */
+static void test_clone_shares_judge(void **state)
+{
+	struct fake_engine *f = fake_engine_new();
+	te_autojson cJSON *cfg = cJSON_Parse("{\"Image\":\"busybox\"}");
+	te_autofree char *id = NULL;
+	struct te_err err = {0};
+	struct engine *e, *c;
+
+	(void)state;
+	fake_engine_queue_open(f, fake_engine_docker_version);
+	e = fake_engine_open(f);
+	memset(&judged, 0, sizeof(judged));
+	engine_set_judge(e, allow_all, &judged);
+	engine_own_judge_ctx(e, count_release);
+	released = 0;
+	c = engine_clone(e, &err);
+	assert_non_null(c);
+	assert_int_equal(engine_container_create(c, "t1-app-1", cfg, &id, &err), -1);
+	assert_non_null(strstr(err.msg, "no policy gate"));
+	assert_int_equal(judged.calls, 0);
+	engine_share_judge(c, e);
+	judged.refuse = true;
+	assert_int_equal(engine_container_create(c, "t1-app-1", cfg, &id, &err), -1);
+	assert_int_equal(err.code, TE_E_POLICY);
+	assert_int_equal(judged.calls, 1);
+	assert_string_equal(judged.query, "name=t1-app-1");
+	engine_free(c);
+	assert_int_equal(released, 0);
+	engine_free(e);
+	assert_int_equal(released, 1);
+	free(judged.body);
+	memset(&judged, 0, sizeof(judged));
+	fake_engine_free(f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_resolve_table),
-	    cmocka_unit_test(test_resolve_xdg_podman),
-	    cmocka_unit_test(test_resolve_none),
-	    cmocka_unit_test(test_open_negotiates),
-	    cmocka_unit_test(test_open_failures),
-	    cmocka_unit_test(test_unreachable),
-	    cmocka_unit_test(test_http_errors),
-	    cmocka_unit_test(test_create_sends_body),
-	    cmocka_unit_test(test_quirks_succeed),
-	    cmocka_unit_test(test_connection_close),
-	    cmocka_unit_test(test_filters),
-	    cmocka_unit_test(test_wrong_shape),
-	    cmocka_unit_test(test_response_cap),
-	    cmocka_unit_test(test_pull_refs),
-	    cmocka_unit_test(test_judge),
-	    cmocka_unit_test(test_pull_failures),
-	    cmocka_unit_test(test_logs),
-	    cmocka_unit_test(test_trace),
-	    cmocka_unit_test(test_open_from_ping),
-	    cmocka_unit_test(test_version_lazy),
-	    cmocka_unit_test(test_open_ping_min_api),
+	    cmocka_unit_test(test_resolve_table),  cmocka_unit_test(test_resolve_xdg_podman),
+	    cmocka_unit_test(test_resolve_none),   cmocka_unit_test(test_open_negotiates),
+	    cmocka_unit_test(test_open_failures),  cmocka_unit_test(test_unreachable),
+	    cmocka_unit_test(test_http_errors),	   cmocka_unit_test(test_create_sends_body),
+	    cmocka_unit_test(test_quirks_succeed), cmocka_unit_test(test_connection_close),
+	    cmocka_unit_test(test_filters),	   cmocka_unit_test(test_wrong_shape),
+	    cmocka_unit_test(test_response_cap),   cmocka_unit_test(test_pull_refs),
+	    cmocka_unit_test(test_judge),	   cmocka_unit_test(test_clone_shares_judge),
+	    cmocka_unit_test(test_pull_failures),  cmocka_unit_test(test_logs),
+	    cmocka_unit_test(test_trace),	   cmocka_unit_test(test_open_from_ping),
+	    cmocka_unit_test(test_version_lazy),   cmocka_unit_test(test_open_ping_min_api),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

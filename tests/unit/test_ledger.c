@@ -114,20 +114,53 @@ static void test_open_creates_private_wal_db(void **state)
 	state_close(l);
 }
 
+/* An existing ledger keeps the mode its owner gave it. (An existing empty
+ * file is no ledger: test_empty_file_refused.) */
 static void test_existing_file_mode_kept(void **state)
 {
 	struct fx *f = *state;
 	te_autofree char *path = xasprintf("%s/mine.db", f->dir);
+	struct ledger *l = open_ok(path);
+	struct stat sb;
+
+	state_close(l);
+	assert_int_equal(chmod(path, 0640), 0);
+	l = open_ok(path);
+	assert_int_equal(stat(path, &sb), 0);
+	assert_int_equal(sb.st_mode & 07777, 0640);
+	state_close(l);
+}
+
+/* A zero-length ledger file (truncated, or replaced) is refused, not
+ * initialised over with a new id; the file is left as it was. A new
+ * ledger is made under a temporary name first, so none is left beside it. */
+static void test_empty_file_refused(void **state)
+{
+	struct fx *f = *state;
+	te_autofree char *path = xasprintf("%s/empty.db", f->dir);
+	te_autofree char *id = NULL;
+	te_autofree char *file = NULL;
+	te_autofree char *own = xasprintf("%s/own.db", f->dir);
 	FILE *fp = fopen(path, "w");
+	struct te_err err = {0};
 	struct ledger *l;
 	struct stat sb;
 
 	assert_non_null(fp);
 	fclose(fp);
-	assert_int_equal(chmod(path, 0640), 0);
-	l = open_ok(path);
+	assert_null(state_open(path, &err));
+	assert_int_equal(err.code, TE_E_STATE);
+	assert_non_null(strstr(err.msg, "is empty (0 bytes)"));
 	assert_int_equal(stat(path, &sb), 0);
-	assert_int_equal(sb.st_mode & 07777, 0640);
+	assert_int_equal(sb.st_size, 0);
+	/* The ids of the ledger files in a directory. */
+	assert_int_equal(state_ledger_id_of_file(path, &id, &err), 0);
+	l = open_ok(own);
+	assert_int_equal(state_ledger_find_id(f->dir, state_ledger_id(l), &file, &err), 1);
+	assert_string_equal(file, own);
+	free(TE_STEAL(file));
+	assert_int_equal(state_ledger_find_id(f->dir, "0000000000000000", &file, &err), 0);
+	assert_null(file);
 	state_close(l);
 }
 
@@ -847,6 +880,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    T(test_open_creates_private_wal_db),
 	    T(test_existing_file_mode_kept),
+	    T(test_empty_file_refused),
 	    T(test_open_errors),
 	    T(test_reopen_keeps_id),
 	    T(test_newer_schema_refused),

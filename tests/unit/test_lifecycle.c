@@ -127,6 +127,14 @@ static void route_204(struct fx *x, const char *method, const char *path_glob)
 	fake_engine_route_raw(x->f, method, path_glob, 204, NULL, "", 0);
 }
 
+/* The label sweep that ends `down` finds nothing the ledger missed. */
+static void route_sweep(struct fx *x)
+{
+	fake_engine_route(x->f, "GET", "/containers/json?all=1&filters=*", 200, "[]");
+	fake_engine_route(x->f, "GET", "/networks?filters=*", 200, "[]");
+	fake_engine_route(x->f, "GET", "/volumes?filters=*", 200, "{\"Volumes\":[]}");
+}
+
 /* The engine as `down` finds it after `up`: the container at
  * /containers/REF/json answers CONTAINER_JSON (404 when NULL: it never
  * was), our network net1, no other container on it (the list asked
@@ -146,6 +154,7 @@ static void route_down(struct fx *x, const char *ref, const char *container_json
 	route_204(x, "POST", "/containers/*/stop*");
 	fake_engine_route(x->f, "GET", "/networks/net1", 200, net);
 	fake_engine_route(x->f, "GET", "/containers/json?all=1", 200, "[]");
+	route_sweep(x);
 }
 
 static int up(struct fx *x, struct te_err *err)
@@ -444,6 +453,7 @@ static void test_network_foreign_kept(void **state)
 	 * the container's own inspect. A task label without the ledger's is
 	 * not ours. */
 	fake_engine_route(x->f, "GET", "/containers/json?all=1", 200, "[]");
+	route_sweep(x);
 	fake_engine_route(x->f, "GET", "/containers/f1/json", 200, foreign);
 	route_204(x, "DELETE", "/networks/net1");
 	o.progress_ctx = &last;
@@ -464,6 +474,7 @@ static void test_network_foreign_kept(void **state)
 	fake_engine_route(x->f, "GET", "/networks/net1", 200, netj);
 	fake_engine_route(x->f, "GET", "/containers/json?all=1", 200, "[]");
 	fake_engine_route(x->f, "GET", "/containers/*/json", 404, "{\"message\":\"no such container\"}");
+	route_sweep(x);
 	fake_engine_route(x->f, "POST", "/networks/net1/disconnect", 200, "");
 	route_204(x, "DELETE", "/networks/net1");
 	te_err_clear(&err);

@@ -383,6 +383,48 @@ static void test_replicas_links_volumes_from(void **state)
 	svc_plan_free(plan);
 }
 
+/* Dependency levels: a chain is three levels; independent services share
+ * one; a service scaled to 0 still passes its level on; replicas share
+ * their service's level. */
+static void test_levels(void **state)
+{
+	struct svc_project p;
+	struct svc_service s[3];
+	struct te_err err = {0};
+	struct svc_plan *plan;
+
+	(void)state;
+	project_init(&p, s);
+	plan = svc_plan_build(&p, "t1", "abcd", &err);
+	assert_non_null(plan);
+	assert_int_equal(plan->n_levels, 3);
+	assert_int_equal(plan->containers[0].level, 0); /* database */
+	assert_int_equal(plan->containers[1].level, 1); /* app */
+	assert_int_equal(plan->containers[2].level, 2); /* worker */
+	svc_plan_free(plan);
+
+	project_init(&p, s);
+	s[0].depends_on = NULL; /* worker alone: level 0 beside database */
+	s[1].replicas = 2;
+	plan = svc_plan_build(&p, "t1", "abcd", &err);
+	assert_non_null(plan);
+	assert_int_equal(plan->n_levels, 2);
+	for (size_t i = 0; i < plan->n_containers; i++)
+		assert_int_equal(plan->containers[i].level,
+				 strncmp(plan->containers[i].name, "t1-app-", 7) == 0 ? 1 : 0);
+	svc_plan_free(plan);
+
+	project_init(&p, s);
+	s[2].replicas = 0; /* database: no container, app still after it */
+	plan = svc_plan_build(&p, "t1", "abcd", &err);
+	assert_non_null(plan);
+	assert_int_equal(plan->n_containers, 2);
+	assert_int_equal(plan->containers[0].level, 1);
+	assert_int_equal(plan->containers[1].level, 2);
+	assert_int_equal(plan->n_levels, 3);
+	svc_plan_free(plan);
+}
+
 /* The hash and parts of the body of APP (replica 1) in P planned as TASK in
  * LEDGER, with HOST_PORT for its first port and IMAGE_ID; *PARTS owned. */
 static char *app_hash(const struct svc_project *p, const char *task, const char *ledger, int host_port,
@@ -495,6 +537,7 @@ int main(void)
 	    cmocka_unit_test(test_labels_match),
 	    cmocka_unit_test(test_engine_mapping),
 	    cmocka_unit_test(test_replicas_links_volumes_from),
+	    cmocka_unit_test(test_levels),
 	    cmocka_unit_test(test_config_hash),
 	};
 
