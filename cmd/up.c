@@ -154,16 +154,7 @@ static void print_result(struct te_ctx *ctx, const struct up_opts *o, const char
 	else
 		cJSON_AddStringToObject(d, "error", err->msg);
 	if (rc != 0 && *f->service) {
-		cJSON *j = cJSON_AddObjectToObject(d, "failure");
-
-		cJSON_AddStringToObject(j, "service", f->service);
-		cJSON_AddStringToObject(j, "container", f->container);
-		cJSON_AddStringToObject(j, "status", f->status);
-		if (f->exit_code >= 0)
-			cJSON_AddNumberToObject(j, "exit_code", f->exit_code);
-		else
-			cJSON_AddNullToObject(j, "exit_code");
-		cJSON_AddStringToObject(j, "log_tail", f->log_tail ? f->log_tail : "");
+		svc_up_failure_json(f, cJSON_AddObjectToObject(d, "failure"));
 	} else {
 		cJSON_AddNullToObject(d, "failure");
 	}

@@ -400,6 +400,18 @@ void svc_up_failure_release(struct svc_up_failure *f)
 	f->exit_code = -1;
 }
 
+void svc_up_failure_json(const struct svc_up_failure *f, cJSON *j)
+{
+	cJSON_AddStringToObject(j, "service", f->service);
+	cJSON_AddStringToObject(j, "container", f->container);
+	cJSON_AddStringToObject(j, "status", f->status);
+	if (f->exit_code >= 0)
+		cJSON_AddNumberToObject(j, "exit_code", f->exit_code);
+	else
+		cJSON_AddNullToObject(j, "exit_code");
+	cJSON_AddStringToObject(j, "log_tail", f->log_tail ? f->log_tail : "");
+}
+
 /* The outcome of a failed up, in the task's events for `evidence`. */
 static void record_failure(struct up *u, const struct te_err *why)
 {
@@ -409,16 +421,8 @@ static void record_failure(struct up *u, const struct te_err *why)
 	struct te_err ignored;
 
 	cJSON_AddStringToObject(j, "error", why->msg);
-	if (f && *f->service) {
-		cJSON_AddStringToObject(j, "service", f->service);
-		cJSON_AddStringToObject(j, "container", f->container);
-		cJSON_AddStringToObject(j, "status", f->status);
-		if (f->exit_code >= 0)
-			cJSON_AddNumberToObject(j, "exit_code", f->exit_code);
-		else
-			cJSON_AddNullToObject(j, "exit_code");
-		cJSON_AddStringToObject(j, "log_tail", f->log_tail ? f->log_tail : "");
-	}
+	if (f && *f->service)
+		svc_up_failure_json(f, j);
 	text = cJSON_PrintUnformatted(j);
 	state_event_journal(u->l, u->plan->task, "up", "failed", text, &ignored);
 }

@@ -26,6 +26,9 @@ struct svc_up_failure {
 	char *log_tail;	     /* its last log lines (owned; svc_up_failure_release), or NULL */
 };
 void svc_up_failure_release(struct svc_up_failure *f);
+/* Add F's service, container, status, exit_code (null when it did not
+ * exit) and log_tail to the JSON object INTO (up --json, the journal). */
+void svc_up_failure_json(const struct svc_up_failure *f, struct cJSON *into);
 
 struct svc_up_opts {
 	int port_lo;		  /* host port range, inclusive; default 20000 */
